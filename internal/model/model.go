@@ -1,0 +1,79 @@
+// Package model holds the data types shared by every layer of vloki:
+// labels, log entries, streams and metric samples, in Loki's terms.
+package model
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Label is one name/value pair.
+type Label struct {
+	Name  string
+	Value string
+}
+
+// Labels is a label set. Functions that build one keep it sorted by name.
+type Labels []Label
+
+// Sort orders the set by name, the order Loki prints and compares them in.
+func (ls Labels) Sort() {
+	sort.Slice(ls, func(i, j int) bool { return ls[i].Name < ls[j].Name })
+}
+
+// Get returns the value of name and whether it is present.
+func (ls Labels) Get(name string) (string, bool) {
+	for _, l := range ls {
+		if l.Name == name {
+			return l.Value, true
+		}
+	}
+	return "", false
+}
+
+// String formats a sorted set the way Loki and Prometheus do:
+// {a="b", c="d"}. Loki orders streams by this string.
+func (ls Labels) String() string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(l.Name)
+		b.WriteByte('=')
+		b.WriteString(strconv.Quote(l.Value))
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// Entry is one log line of a stream.
+type Entry struct {
+	// TimestampNs is the entry time in Unix nanoseconds.
+	TimestampNs int64
+	Line        string
+	// StructuredMetadata are the non-indexed labels stored with the entry.
+	StructuredMetadata Labels
+	// Parsed are the labels that query-time parsers extracted.
+	Parsed Labels
+}
+
+// Stream is a set of entries sharing one label set.
+type Stream struct {
+	Labels  Labels
+	Entries []Entry
+}
+
+// Point is one metric sample.
+type Point struct {
+	TimestampMs int64
+	Value       float64
+}
+
+// Series is a metric series: a label set and its points in time order.
+type Series struct {
+	Metric Labels
+	Points []Point
+}
