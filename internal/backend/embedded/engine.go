@@ -1,0 +1,103 @@
+// Package embedded runs VictoriaLogs inside the vloki process and exposes it
+// as an http.RoundTripper, so the embedded engine and an external
+// VictoriaLogs share one client code path.
+package embedded
+
+import (
+	"flag"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlinsert"
+	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlinsert/insertutil"
+	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlselect"
+	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlstorage"
+	"github.com/VictoriaMetrics/VictoriaMetrics/lib/logger"
+)
+
+// Config holds the few VictoriaLogs settings vloki controls.
+type Config struct {
+	// DataPath is the storage directory.
+	DataPath string
+	// Retention is a VictoriaLogs duration such as "7d" or "100y".
+	Retention string
+	// FutureRetention bounds how far in the future timestamps may be.
+	FutureRetention string
+	// LogLevel is VictoriaMetrics' logger level: INFO, WARN, ERROR, FATAL.
+	LogLevel string
+	// MaxRequestSize bounds one insert request, in bytes.
+	MaxRequestSize int64
+}
+
+// Engine is the running in-process VictoriaLogs.
+type Engine struct {
+	rt http.RoundTripper
+}
+
+var (
+	mu      sync.Mutex
+	running *Engine
+)
+
+// Start initialises VictoriaLogs. VictoriaLogs keeps global state, so only
+// one engine can run per process; Start fails if one is running.
+func Start(cfg Config) (*Engine, error) {
+	mu.Lock()
+	defer mu.Unlock()
+	if running != nil {
+		return nil, fmt.Errorf("embedded VictoriaLogs is already running in this process")
+	}
+	if err := setFlags(cfg); err != nil {
+		return nil, err
+	}
+	logger.Init()
+	vlstorage.Init()
+	vlselect.Init()
+	insertutil.SetLogRowsStorage(&vlstorage.Storage{})
+	vlinsert.Init()
+	running = &Engine{rt: &transport{handlers: []handlerFunc{
+		vlinsert.RequestHandler, vlselect.RequestHandler, vlstorage.RequestHandler,
+	}}}
+	return running, nil
+}
+
+// setFlags sets VictoriaMetrics' own flags, which live on the global flag set
+// and stay out of vloki's command line.
+func setFlags(cfg Config) error {
+	values := map[string]string{
+		"storageDataPath":         cfg.DataPath,
+		"retentionPeriod":         cfg.Retention,
+		"futureRetention":         cfg.FutureRetention,
+		"loggerLevel":             cfg.LogLevel,
+		"loki.maxRequestSize":     fmt.Sprint(cfg.MaxRequestSize),
+		"insert.maxLineSizeBytes": fmt.Sprint(cfg.MaxRequestSize),
+		// vloki sends lines verbatim; VictoriaLogs must not parse them.
+		"loki.disableMessageParsing": "true",
+	}
+	for name, v := range values {
+		if v == "" || v == "0" {
+			continue
+		}
+		if err := flag.Set(name, v); err != nil {
+			return fmt.Errorf("embedded VictoriaLogs: setting -%s=%q: %w", name, v, err)
+		}
+	}
+	return nil
+}
+
+// RoundTripper returns the in-process transport to VictoriaLogs' HTTP API.
+func (e *Engine) RoundTripper() http.RoundTripper { return e.rt }
+
+// Stop flushes and closes the storage.
+func (e *Engine) Stop() {
+	mu.Lock()
+	defer mu.Unlock()
+	if running != e {
+		return
+	}
+	vlinsert.Stop()
+	vlselect.Stop()
+	vlstorage.Stop()
+	running = nil
+}

@@ -1,0 +1,37 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+)
+
+// PushLoki sends a snappy-compressed Loki protobuf PushRequest to
+// VictoriaLogs' Loki endpoint with message parsing off, so every line is
+// stored verbatim in _msg and labels become stream fields. It returns only
+// after VictoriaLogs accepted the whole body.
+func (c *Client) PushLoki(ctx context.Context, t Tenant, snappyProto []byte) error {
+	form := url.Values{"disable_message_parsing": {"1"}}
+	hdr := http.Header{"Content-Type": {"application/x-protobuf"}, "Content-Encoding": {"snappy"}}
+	return c.timed("push", func() error {
+		resp, err := c.do(ctx, t, http.MethodPost, "/insert/loki/api/v1/push", form, bytes.NewReader(snappyProto), hdr)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	})
+}
+
+// Flush makes recently ingested rows searchable at once. Only a single-node
+// VictoriaLogs (or the embedded engine) supports it.
+func (c *Client) Flush(ctx context.Context) error {
+	resp, err := c.do(ctx, Tenant{}, http.MethodGet, "/internal/force_flush", nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}

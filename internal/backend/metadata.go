@@ -1,0 +1,63 @@
+package backend
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+)
+
+// ValueHits is one value of a field-names, field-values or streams answer.
+type ValueHits struct {
+	Value string `json:"value"`
+	Hits  uint64 `json:"hits"`
+}
+
+// MetadataRequest selects rows for a metadata call.
+type MetadataRequest struct {
+	Query      string
+	Start, End int64 // inclusive Unix ns; zero means unbounded
+	Field      string
+	Limit      int
+}
+
+// Metadata endpoints of VictoriaLogs' querying API.
+const (
+	FieldNames        = "/select/logsql/field_names"
+	FieldValues       = "/select/logsql/field_values"
+	StreamFieldNames  = "/select/logsql/stream_field_names"
+	StreamFieldValues = "/select/logsql/stream_field_values"
+	Streams           = "/select/logsql/streams"
+)
+
+// Values calls one of the metadata endpoints and returns its values.
+func (c *Client) Values(ctx context.Context, t Tenant, endpoint string, m MetadataRequest) ([]ValueHits, error) {
+	form := QueryRequest{Query: m.Query, Start: m.Start, End: m.End}.form()
+	if m.Field != "" {
+		form.Set("field", m.Field)
+	}
+	if m.Limit > 0 {
+		form.Set("limit", strconv.Itoa(m.Limit))
+	}
+	var out struct {
+		Values []ValueHits `json:"values"`
+	}
+	err := c.timed(endpoint, func() error {
+		return c.getJSON(ctx, t, endpoint, form, &out)
+	})
+	return out.Values, err
+}
+
+func (c *Client) getJSON(ctx context.Context, t Tenant, path string, form url.Values, dst any) error {
+	resp, err := c.do(ctx, t, http.MethodPost, path, form, nil, nil)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if err := json.NewDecoder(resp.Body).Decode(dst); err != nil {
+		return fmt.Errorf("decoding VictoriaLogs %s answer: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,199 @@
+// Package vltest gives tests real VictoriaLogs backends: a victoria-logs
+// process built from the pinned module, and the embedded engine.
+package vltest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/backend/embedded"
+)
+
+// Version is the VictoriaMetrics module version vloki pins.
+const Version = "v1.121.0"
+
+// CacheDir is where built binaries are kept between runs.
+func CacheDir() string {
+	if d := os.Getenv("VLOKI_CACHE"); d != "" {
+		return d
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "vloki")
+	}
+	return filepath.Join(os.TempDir(), "vloki-cache")
+}
+
+// Binary builds victoria-logs from the pinned module once and returns its
+// path. A file lock keeps parallel test binaries from building it twice.
+func Binary() (string, error) {
+	dir := filepath.Join(CacheDir(), "victoria-logs-"+Version)
+	bin := filepath.Join(dir, "victoria-logs")
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	lock, err := os.OpenFile(filepath.Join(dir, ".lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+	tmp := bin + ".tmp"
+	cmd := exec.Command("go", "build", "-o", tmp, "github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-logs")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building victoria-logs: %v\n%s", err, out)
+	}
+	return bin, os.Rename(tmp, bin)
+}
+
+// Process is a running victoria-logs.
+type Process struct {
+	URL string
+	cmd *exec.Cmd
+}
+
+// StartProcess starts victoria-logs on a free loopback port with a fresh
+// data directory. Stop it with Stop.
+func StartProcess(dataDir string, extraFlags ...string) (*Process, error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{
+		"-httpListenAddr=" + addr,
+		"-storageDataPath=" + dataDir,
+		"-retentionPeriod=100y",
+		"-futureRetention=2d",
+		"-loggerLevel=ERROR",
+		"-loki.disableMessageParsing",
+	}, extraFlags...)
+	cmd := exec.Command(bin, args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &Process{URL: "http://" + addr, cmd: cmd}
+	if err := waitHealthy(p.URL, 30*time.Second); err != nil {
+		p.Stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+// Stop ends the process by its PID and waits for it.
+func (p *Process) Stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-done
+	}
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func waitHealthy(url string, limit time.Duration) error {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url + "/health")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("victoria-logs at %s not healthy after %s", url, limit)
+}
+
+// Backend is one named VictoriaLogs client for table tests.
+type Backend struct {
+	Name   string
+	Client *backend.Client
+}
+
+var (
+	embeddedOnce   sync.Once
+	embeddedClient *backend.Client
+	embeddedErr    error
+)
+
+// Embedded returns a client of the process-wide embedded engine, started on
+// first use with its data in a temporary directory.
+func Embedded() (*backend.Client, error) {
+	embeddedOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "vloki-embedded-*")
+		if err != nil {
+			embeddedErr = err
+			return
+		}
+		eng, err := embedded.Start(embedded.Config{DataPath: dir, Retention: "100y", LogLevel: "ERROR"})
+		if err != nil {
+			embeddedErr = err
+			return
+		}
+		embeddedClient, embeddedErr = backend.New("http://embedded", eng.RoundTripper(), backend.Options{})
+	})
+	return embeddedClient, embeddedErr
+}
+
+// Both returns the external process and the embedded engine, the process
+// stopped when the test ends.
+func Both(t testing.TB) []Backend {
+	t.Helper()
+	emb, err := Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := StartProcess(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	ext, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return []Backend{{Name: "external", Client: ext}, {Name: "embedded", Client: emb}}
+}
+
+// Flush makes everything pushed so far searchable.
+func Flush(t testing.TB, c *backend.Client) {
+	t.Helper()
+	if err := c.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
