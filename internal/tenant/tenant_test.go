@@ -1,0 +1,74 @@
+package tenant
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/vloki/vloki/internal/backend"
+)
+
+func TestResolve(t *testing.T) {
+	r := &Resolver{AuthEnabled: true, Mapping: map[string]backend.Tenant{"team-a": {AccountID: 5, ProjectID: 6}}}
+	cases := []struct {
+		header string
+		want   backend.Tenant
+		status int
+	}{
+		{"team-a", backend.Tenant{AccountID: 5, ProjectID: 6}, 0},
+		{"42", backend.Tenant{AccountID: 42}, 0},
+		{"", backend.Tenant{}, 401},
+		{"a|b", backend.Tenant{}, 400},
+		{"bad/char", backend.Tenant{}, 401},
+	}
+	for _, c := range cases {
+		h := http.Header{}
+		if c.header != "" {
+			h.Set(Header, c.header)
+		}
+		_, got, err := r.Resolve(h)
+		if c.status != 0 {
+			e, ok := err.(*Error)
+			if !ok || e.Status != c.status {
+				t.Errorf("%q: err = %v, want status %d", c.header, err, c.status)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("%q: got %+v, %v; want %+v", c.header, got, err, c.want)
+		}
+	}
+}
+
+func TestNamedTenantsNeverCollideWithNumeric(t *testing.T) {
+	r := &Resolver{}
+	a, b := r.Map("team-x"), r.Map("team-y")
+	if a == b {
+		t.Fatalf("two names map to one pair %+v", a)
+	}
+	if a.ProjectID&(1<<31) == 0 {
+		t.Fatalf("named tenant %+v lacks the top ProjectID bit", a)
+	}
+}
+
+func TestAuthDisabledUsesFake(t *testing.T) {
+	r := &Resolver{}
+	h := http.Header{}
+	h.Set(Header, "someone")
+	name, pair, err := r.Resolve(h)
+	if err != nil || name != Fake || pair != (backend.Tenant{}) {
+		t.Fatalf("got %q %+v %v", name, pair, err)
+	}
+}
+
+func TestLoadMapping(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(p, []byte("tenants:\n  team-a: {account_id: 3, project_id: 4}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := LoadMapping(p)
+	if err != nil || m["team-a"] != (backend.Tenant{AccountID: 3, ProjectID: 4}) {
+		t.Fatalf("got %v %v", m, err)
+	}
+}
