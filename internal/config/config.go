@@ -1,0 +1,150 @@
+// Package config holds vloki's settings: defaults, an optional YAML file and
+// command-line flags, in that order of precedence (flags win).
+package config
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole of vloki's configuration.
+type Config struct {
+	Server  Server  `yaml:"server"`
+	Backend Backend `yaml:"backend"`
+	Storage Storage `yaml:"storage"`
+	Auth    Auth    `yaml:"auth"`
+	Limits  Limits  `yaml:"limits"`
+	Log     Log     `yaml:"log"`
+	// Demo feeds a few services' logs in continuously.
+	Demo bool `yaml:"demo"`
+}
+
+// Server is the HTTP listener.
+type Server struct {
+	HTTPListenAddress string `yaml:"http_listen_address"`
+	HTTPListenPort    int    `yaml:"http_listen_port"`
+}
+
+// Backend selects VictoriaLogs. An empty URL runs the embedded engine.
+type Backend struct {
+	URL     string        `yaml:"url"`
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+// Storage configures the embedded engine.
+type Storage struct {
+	Path      string `yaml:"path"`
+	Retention string `yaml:"retention"`
+}
+
+// Auth configures tenants.
+type Auth struct {
+	Enabled     bool   `yaml:"enabled"`
+	TenantsFile string `yaml:"tenants_file"`
+}
+
+// Limits mirror Loki's per-tenant limits of the same names.
+type Limits struct {
+	MaxEntriesLimitPerQuery int           `yaml:"max_entries_limit_per_query"`
+	MaxQuerySeries          int           `yaml:"max_query_series"`
+	QueryTimeout            time.Duration `yaml:"query_timeout"`
+	MaxLineSize             int           `yaml:"max_line_size"`
+	MaxPushBodyBytes        int64         `yaml:"max_push_body_bytes"`
+	DiscoverServiceName     []string      `yaml:"discover_service_name"`
+	DiscoverLogLevels       bool          `yaml:"discover_log_levels"`
+}
+
+// Log configures vloki's own logs.
+type Log struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"`
+}
+
+// Default returns the configuration used when nothing is set.
+func Default() Config {
+	return Config{
+		Server:  Server{HTTPListenPort: 3100},
+		Backend: Backend{Timeout: 5 * time.Minute},
+		Storage: Storage{Path: "./data", Retention: "100y"},
+		Limits: Limits{
+			MaxEntriesLimitPerQuery: 5000,
+			MaxQuerySeries:          500,
+			QueryTimeout:            time.Minute,
+			MaxLineSize:             256 * 1024,
+			MaxPushBodyBytes:        64 << 20,
+			DiscoverLogLevels:       true,
+		},
+		Log: Log{Level: "info", Format: "logfmt"},
+	}
+}
+
+// ListenAddr is host:port for the HTTP server.
+func (c Config) ListenAddr() string {
+	return fmt.Sprintf("%s:%d", c.Server.HTTPListenAddress, c.Server.HTTPListenPort)
+}
+
+// Load reads args (without the program name). It returns flag.ErrHelp when
+// -help was asked for.
+func Load(args []string, out io.Writer) (Config, error) {
+	cfg := Default()
+	fs := flag.NewFlagSet("vloki", flag.ContinueOnError)
+	fs.SetOutput(out)
+	file := fs.String("config.file", "", "YAML configuration file; flags override it")
+	bindFlags(fs, &cfg)
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if *file == "" {
+		return cfg, cfg.Validate()
+	}
+	explicit := map[string]string{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = f.Value.String() })
+	cfg = Default()
+	if err := loadFile(*file, &cfg); err != nil {
+		return cfg, err
+	}
+	// Re-apply the flags given explicitly so they win over the file.
+	for name, v := range explicit {
+		if err := fs.Set(name, v); err != nil {
+			return cfg, err
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+func loadFile(path string, cfg *Config) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	dec := yaml.NewDecoder(f)
+	dec.KnownFields(true)
+	if err := dec.Decode(cfg); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// Validate rejects settings vloki cannot run with.
+func (c Config) Validate() error {
+	switch {
+	case c.Server.HTTPListenPort < 0 || c.Server.HTTPListenPort > 65535:
+		return fmt.Errorf("server.http_listen_port %d out of range", c.Server.HTTPListenPort)
+	case c.Limits.MaxEntriesLimitPerQuery <= 0:
+		return errors.New("limits.max_entries_limit_per_query must be > 0")
+	case c.Limits.QueryTimeout <= 0:
+		return errors.New("limits.query_timeout must be > 0")
+	}
+	return nil
+}

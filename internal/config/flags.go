@@ -1,0 +1,58 @@
+package config
+
+import (
+	"flag"
+	"strings"
+)
+
+func bindFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.Server.HTTPListenAddress, "server.http-listen-address", c.Server.HTTPListenAddress, "HTTP listen address (empty: all interfaces)")
+	fs.IntVar(&c.Server.HTTPListenPort, "server.http-listen-port", c.Server.HTTPListenPort, "HTTP listen port")
+	fs.StringVar(&c.Backend.URL, "backend.url", c.Backend.URL, "VictoriaLogs URL (single node, or a cluster's vlselect/vlinsert); empty runs the embedded engine")
+	fs.DurationVar(&c.Backend.Timeout, "backend.timeout", c.Backend.Timeout, "timeout of one request to VictoriaLogs")
+	fs.StringVar(&c.Storage.Path, "storage.path", c.Storage.Path, "data directory of the embedded engine")
+	fs.StringVar(&c.Storage.Retention, "storage.retention", c.Storage.Retention, "retention of the embedded engine (VictoriaLogs duration, e.g. 30d, 1y)")
+	fs.BoolVar(&c.Auth.Enabled, "auth.enabled", c.Auth.Enabled, "require X-Scope-OrgID (Loki's auth_enabled); when off every request is tenant \"fake\"")
+	fs.StringVar(&c.Auth.TenantsFile, "auth.tenants-file", c.Auth.TenantsFile, "YAML file mapping tenants to VictoriaLogs AccountID/ProjectID")
+	fs.IntVar(&c.Limits.MaxEntriesLimitPerQuery, "limits.max-entries-limit-per-query", c.Limits.MaxEntriesLimitPerQuery, "maximum limit of a log query")
+	fs.IntVar(&c.Limits.MaxQuerySeries, "limits.max-query-series", c.Limits.MaxQuerySeries, "maximum series of a metric query")
+	fs.DurationVar(&c.Limits.QueryTimeout, "limits.query-timeout", c.Limits.QueryTimeout, "query timeout")
+	fs.IntVar(&c.Limits.MaxLineSize, "limits.max-line-size", c.Limits.MaxLineSize, "maximum pushed line size in bytes (0: unlimited)")
+	fs.Int64Var(&c.Limits.MaxPushBodyBytes, "limits.max-push-body-bytes", c.Limits.MaxPushBodyBytes, "maximum decompressed push body")
+	fs.BoolVar(&c.Limits.DiscoverLogLevels, "limits.discover-log-levels", c.Limits.DiscoverLogLevels, "add detected_level structured metadata at ingestion, like Loki")
+	fs.Var((*listValue)(&c.Limits.DiscoverServiceName), "limits.discover-service-name", "comma-separated labels to derive service_name from (default: Loki's list; \"-\" disables)")
+	fs.StringVar(&c.Log.Level, "log.level", c.Log.Level, "log level: debug, info, warn, error")
+	fs.StringVar(&c.Log.Format, "log.format", c.Log.Format, "log format: logfmt or json")
+	fs.BoolVar(&c.Demo, "demo", c.Demo, "feed a few demo services' logs in continuously")
+}
+
+func splitList(s string) []string {
+	if s == "-" {
+		return []string{}
+	}
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// listValue is a comma-separated list flag.
+type listValue []string
+
+func (l *listValue) String() string {
+	if l == nil || *l == nil {
+		return ""
+	}
+	if len(*l) == 0 {
+		return "-"
+	}
+	return strings.Join(*l, ",")
+}
+
+func (l *listValue) Set(s string) error {
+	*l = splitList(s)
+	return nil
+}
