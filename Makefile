@@ -1,0 +1,26 @@
+# vloki — the Loki HTTP API served from VictoriaLogs.
+export CGO_ENABLED ?= 0
+GO ?= go
+
+.PHONY: run test build vet fmt bench parity parity-record
+
+## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
+run:
+	$(GO) run ./cmd/vloki -demo
+
+## test: everything CI runs (unit, integration on real VictoriaLogs, parity)
+test: vet
+	$(GO) test -count=1 -timeout 40m ./...
+
+build:
+	$(GO) build -o bin/vloki ./cmd/vloki
+
+vet:
+	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w cmd internal
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
