@@ -1,0 +1,154 @@
+package loghttp
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+)
+
+// RangeQuery is a query_range request.
+type RangeQuery struct {
+	Query      string
+	Start, End time.Time
+	Step       time.Duration
+	Interval   time.Duration
+	Limit      uint32
+	Direction  Direction
+}
+
+// InstantQuery is a query request.
+type InstantQuery struct {
+	Query     string
+	Time      time.Time
+	Limit     uint32
+	Direction Direction
+}
+
+// LabelQuery is a labels or label-values request.
+type LabelQuery struct {
+	Start, End time.Time
+	Query      string
+}
+
+// SeriesQuery is a series request; no matchers means every series.
+type SeriesQuery struct {
+	Start, End time.Time
+	Matchers   []string
+}
+
+// ParseRangeQuery checks parameters in Loki's order, then the entries
+// limit as Loki's frontend does.
+func ParseRangeQuery(r *http.Request, now time.Time, maxEntries int) (*RangeQuery, error) {
+	f, err := newForm(r)
+	if err != nil {
+		return nil, err
+	}
+	q := &RangeQuery{Query: f.get("query")}
+	if q.Start, q.End, err = bounds(f, now); err != nil {
+		return nil, err
+	}
+	if q.End.Before(q.Start) {
+		return nil, errorf("end timestamp must not be before or equal to start time")
+	}
+	if q.Limit, err = parseLimit(f.get("limit")); err != nil {
+		return nil, err
+	}
+	if q.Direction, err = parseDirection(f.get("direction")); err != nil {
+		return nil, err
+	}
+	if err := q.parseStep(f); err != nil {
+		return nil, err
+	}
+	if v := f.get("interval"); v != "" {
+		if q.Interval, err = parseSecondsOrDuration(v); err != nil {
+			return nil, err
+		}
+	}
+	if q.Interval < 0 {
+		return nil, errorf("interval must be >= 0")
+	}
+	return q, nil
+}
+
+func (q *RangeQuery) parseStep(f formValues) error {
+	q.Step = DefaultStep(q.Start, q.End)
+	if v := f.get("step"); v != "" {
+		var err error
+		if q.Step, err = parseSecondsOrDuration(v); err != nil {
+			return err
+		}
+	}
+	if q.Step <= 0 {
+		return errorf("zero or negative query resolution step widths are not accepted. Try a positive integer")
+	}
+	if q.End.Sub(q.Start)/q.Step > MaxPoints {
+		return errorf("exceeded maximum resolution of 11,000 points per time series. Try increasing the value of the step parameter")
+	}
+	return nil
+}
+
+// CheckEntriesLimit is the frontend's max_entries_limit_per_query check.
+func CheckEntriesLimit(limit uint32, maxEntries int) error {
+	if maxEntries > 0 && int(limit) > maxEntries {
+		return errorf("max entries limit per query exceeded, limit > max_entries_limit_per_query (%d > %d)", limit, maxEntries)
+	}
+	return nil
+}
+
+// ParseInstantQuery reads a query request.
+func ParseInstantQuery(r *http.Request, now time.Time) (*InstantQuery, error) {
+	f, err := newForm(r)
+	if err != nil {
+		return nil, err
+	}
+	q := &InstantQuery{Query: f.get("query")}
+	if q.Limit, err = parseLimit(f.get("limit")); err != nil {
+		return nil, err
+	}
+	if q.Time, err = ParseTimestamp(f.get("time"), now); err != nil {
+		return nil, &Error{Msg: err.Error()}
+	}
+	if q.Direction, err = parseDirection(f.get("direction")); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// ParseLabelQuery reads a labels or label-values request.
+func ParseLabelQuery(r *http.Request, now time.Time) (*LabelQuery, error) {
+	f, err := newForm(r)
+	if err != nil {
+		return nil, err
+	}
+	q := &LabelQuery{Query: f.get("query")}
+	if q.Start, q.End, err = bounds(f, now); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// ParseSeriesQuery reads match and match[] (unioned, sorted); a lone {}
+// means every series.
+func ParseSeriesQuery(r *http.Request, now time.Time) (*SeriesQuery, error) {
+	f, err := newForm(r)
+	if err != nil {
+		return nil, err
+	}
+	q := &SeriesQuery{}
+	if q.Start, q.End, err = bounds(f, now); err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, m := range append(append([]string(nil), r.Form["match"]...), r.Form["match[]"]...) {
+		if !seen[m] {
+			seen[m] = true
+			q.Matchers = append(q.Matchers, m)
+		}
+	}
+	sort.Strings(q.Matchers)
+	if len(q.Matchers) == 1 && strings.ReplaceAll(q.Matchers[0], " ", "") == "{}" {
+		q.Matchers = nil
+	}
+	return q, nil
+}
