@@ -1,0 +1,83 @@
+// Package lokijson writes Loki's JSON wire format byte for byte, with
+// append-style encoders (no reflection on hot paths).
+package lokijson
+
+import (
+	"unicode/utf8"
+)
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as Loki's jsoniter WriteString does: control
+// characters, '"' and '\\' escaped, every other byte (even invalid UTF-8)
+// copied as is. Loki uses it for label names and values.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = appendEscapedByte(b, c)
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// appendHTMLString writes s as jsoniter's WriteStringWithHTMLEscaped, which
+// Loki uses for log lines: additionally <, > and & become \u003c, \u003e,
+// \u0026, invalid UTF-8 bytes become \ufffd, and U+2028/U+2029 are escaped.
+func appendHTMLString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			b = appendEscapedByte(b, c)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, `\u202`...)
+			b = append(b, hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+func appendEscapedByte(b []byte, c byte) []byte {
+	switch c {
+	case '\\', '"':
+		return append(b, '\\', c)
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	return append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+}
