@@ -1,0 +1,137 @@
+package push
+
+import (
+	"time"
+
+	"github.com/vloki/vloki/internal/model"
+)
+
+// ServiceNameLabel and ServiceUnknown are Loki's service discovery names.
+const (
+	ServiceNameLabel = "service_name"
+	ServiceUnknown   = "unknown_service"
+)
+
+// Validate enriches every stream as Loki's ingestion does (service_name,
+// detected_level) and applies Loki's validation. Any invalid stream or
+// entry fails the whole request.
+func Validate(req *Request, l Limits, now time.Time) error {
+	for i := range req.Streams {
+		s := &req.Streams[i]
+		s.Labels = dropEmptyValues(s.Labels)
+		if len(s.Labels) == 0 {
+			return badRequest("error at least one label pair is required per stream")
+		}
+		if err := validateLabelNames(s.Labels); err != nil {
+			return err
+		}
+		s.Labels = addServiceName(s.Labels, l.DiscoverServiceName)
+		if err := validateLabels(s.Labels, l); err != nil {
+			return err
+		}
+		for j := range s.Entries {
+			if err := validateEntry(s.Labels, &s.Entries[j], l, now); err != nil {
+				return err
+			}
+			if l.DiscoverLogLevels {
+				addDetectedLevel(s.Labels, &s.Entries[j], l)
+			}
+		}
+	}
+	return nil
+}
+
+func dropEmptyValues(ls model.Labels) model.Labels {
+	out := ls[:0]
+	for _, l := range ls {
+		if l.Value != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func validateLabelNames(ls model.Labels) error {
+	for _, l := range ls {
+		if !validLabelName(l.Name) {
+			return badRequest("couldn't parse labels: invalid label name %q in %s", l.Name, ls.String())
+		}
+	}
+	return nil
+}
+
+// addServiceName sets service_name from the first discovery label present,
+// or unknown_service, unless the stream has one or discovery is off.
+func addServiceName(ls model.Labels, discover []string) model.Labels {
+	if _, ok := ls.Get(ServiceNameLabel); ok || len(discover) == 0 {
+		return ls
+	}
+	name := ServiceUnknown
+	for _, d := range discover {
+		if v, ok := ls.Get(d); ok && v != "" {
+			name = v
+			break
+		}
+	}
+	out := append(ls, model.Label{Name: ServiceNameLabel, Value: name})
+	out.Sort()
+	return out
+}
+
+func validateLabels(ls model.Labels, l Limits) error {
+	n := len(ls)
+	if _, ok := ls.Get(ServiceNameLabel); ok {
+		n--
+	}
+	if n > l.MaxLabelNamesPerSeries {
+		return badRequest("entry for stream '%s' has %d label names; limit %d", ls.String(), n, l.MaxLabelNamesPerSeries)
+	}
+	last := ""
+	for _, lb := range ls {
+		switch {
+		case len(lb.Name) > l.MaxLabelNameLength:
+			return badRequest("stream '%s' has label name too long: '%s'", ls.String(), lb.Name)
+		case len(lb.Value) > l.MaxLabelValueLength:
+			return badRequest("stream '%s' has label value too long: '%s'", ls.String(), lb.Value)
+		case lb.Name == last:
+			return badRequest("stream '%s' has duplicate label name: '%s'", ls.String(), lb.Name)
+		}
+		last = lb.Name
+	}
+	return nil
+}
+
+func validateEntry(ls model.Labels, e *model.Entry, l Limits, now time.Time) error {
+	ts := time.Unix(0, e.TimestampNs).UTC()
+	if l.RejectOldSamples && ts.Before(now.Add(-l.RejectOldSamplesMaxAge)) {
+		return badRequest("entry for stream '%s' has timestamp too old: %v, oldest acceptable timestamp is: %v",
+			ls.String(), ts.Format(time.RFC3339), now.Add(-l.RejectOldSamplesMaxAge).UTC().Format(time.RFC3339))
+	}
+	if ts.After(now.Add(l.CreationGracePeriod)) {
+		return badRequest("entry for stream '%s' has timestamp too new: %v", ls.String(), ts.Format(time.RFC3339))
+	}
+	if l.MaxLineSize != 0 && len(e.Line) > l.MaxLineSize {
+		return badRequest("max entry size '%d' bytes exceeded for stream '%s' while adding an entry with length '%d' bytes",
+			l.MaxLineSize, ls.String(), len(e.Line))
+	}
+	return validateMetadata(ls, e.StructuredMetadata, l)
+}
+
+func validateMetadata(ls model.Labels, md model.Labels, l Limits) error {
+	if len(md) == 0 {
+		return nil
+	}
+	size := 0
+	for _, m := range md {
+		size += len(m.Name) + len(m.Value)
+	}
+	if l.MaxStructuredMetadataSize != 0 && size > l.MaxStructuredMetadataSize {
+		return badRequest("stream '%s' has structured metadata too large: '%d' bytes, limit: '%d' bytes. Please see `limits_config.max_structured_metadata_size` or contact your Loki administrator to increase it",
+			ls.String(), size, l.MaxStructuredMetadataSize)
+	}
+	if l.MaxStructuredMetadataEntries != 0 && len(md) > l.MaxStructuredMetadataEntries {
+		return badRequest("stream '%s' has too many structured metadata labels: '%d', limit: '%d'. Please see `limits_config.max_structured_metadata_entries_count` or contact your Loki administrator to increase it",
+			ls.String(), len(md), l.MaxStructuredMetadataEntries)
+	}
+	return nil
+}
