@@ -49,7 +49,7 @@ func TestParseRangeQueryErrors(t *testing.T) {
 		"interval=-1":               "interval must be >= 0",
 	}
 	for params, want := range cases {
-		_, err := ParseRangeQuery(rangeReq(params), now, 5000)
+		_, err := ParseRangeQuery(rangeReq(params), now)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: got %v want %q", params, err, want)
 		}
@@ -58,14 +58,14 @@ func TestParseRangeQueryErrors(t *testing.T) {
 
 func TestParseRangeQueryDefaults(t *testing.T) {
 	now := time.Unix(1700000000, 0)
-	q, err := ParseRangeQuery(rangeReq("query=x"), now, 5000)
+	q, err := ParseRangeQuery(rangeReq("query=x"), now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !q.End.Equal(now) || !q.Start.Equal(now.Add(-time.Hour)) || q.Limit != 100 || q.Direction != Backward || q.Step != 14*time.Second {
 		t.Fatalf("got %+v", q)
 	}
-	q, err = ParseRangeQuery(rangeReq("query=x&since=10m&end=1700000000&direction=FORWARD&step=0.5&interval=2s"), now, 5000)
+	q, err = ParseRangeQuery(rangeReq("query=x&since=10m&end=1700000000&direction=FORWARD&step=0.5&interval=2s"), now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,9 +37,9 @@ type SeriesQuery struct {
 	Matchers   []string
 }
 
-// ParseRangeQuery checks parameters in Loki's order, then the entries
-// limit as Loki's frontend does.
-func ParseRangeQuery(r *http.Request, now time.Time, maxEntries int) (*RangeQuery, error) {
+// ParseRangeQuery checks parameters in Loki's order. The caller parses the
+// query next and then applies CheckEntriesLimit, as Loki's frontend does.
+func ParseRangeQuery(r *http.Request, now time.Time) (*RangeQuery, error) {
 	f, err := newForm(r)
 	if err != nil {
 		return nil, err

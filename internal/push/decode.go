@@ -11,8 +11,8 @@ import (
 	"net/http"
 	"strings"
 
-	lokipush "github.com/grafana/loki/pkg/push"
 	"github.com/golang/snappy"
+	lokipush "github.com/grafana/loki/pkg/push"
 
 	"github.com/vloki/vloki/internal/model"
 )

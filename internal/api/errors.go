@@ -1,0 +1,56 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/loghttp"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/push"
+	"github.com/vloki/vloki/internal/tenant"
+)
+
+// writeError answers like Loki's serverutil.WriteError: plain text with the
+// status code the error calls for.
+func writeError(w http.ResponseWriter, err error) {
+	writeText(w, statusOf(err), err.Error())
+}
+
+func statusOf(err error) int {
+	var (
+		te *tenant.Error
+		pe *push.Error
+		he *loghttp.Error
+		ee *engine.Error
+		qe *logql.ParseError
+		ue *logql.UnsupportedError
+	)
+	switch {
+	case errors.As(err, &te):
+		return te.Status
+	case errors.As(err, &pe):
+		return pe.Status
+	case errors.As(err, &he):
+		return http.StatusBadRequest
+	case errors.As(err, &ee):
+		return ee.Status
+	case errors.As(err, &qe):
+		return http.StatusBadRequest
+	case errors.As(err, &ue):
+		return http.StatusNotImplemented
+	case errors.Is(err, context.Canceled):
+		return engine.StatusClientClosedRequest
+	case errors.Is(err, context.DeadlineExceeded):
+		return http.StatusGatewayTimeout
+	}
+	return http.StatusInternalServerError
+}
+
+func writeText(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg + "\n"))
+}

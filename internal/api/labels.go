@@ -1,0 +1,113 @@
+package api
+
+import (
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/loghttp"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/lokijson"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// labels serves /labels: the stream label names in the range.
+func (s *Server) labels(w http.ResponseWriter, r *http.Request) {
+	q, err := loghttp.ParseLabelQuery(r, time.Now())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeValues(w, r, q, backend.StreamFieldNames, "")
+}
+
+// labelValues serves /label/{name}/values.
+func (s *Server) labelValues(w http.ResponseWriter, r *http.Request) {
+	q, err := loghttp.ParseLabelQuery(r, time.Now())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	s.writeValues(w, r, q, backend.StreamFieldValues, r.PathValue("name"))
+}
+
+func (s *Server) writeValues(w http.ResponseWriter, r *http.Request, q *loghttp.LabelQuery, endpoint, field string) {
+	filter, err := selectorFilter(q.Query)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	vals, err := s.d.Backend.Values(r.Context(), tenantFrom(r.Context()), endpoint, backend.MetadataRequest{
+		Query: filter, Start: q.Start.UnixNano(), End: q.End.UnixNano(), Field: field,
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	out := make([]string, 0, len(vals))
+	for _, v := range vals {
+		if !internalField(v.Value) {
+			out = append(out, v.Value)
+		}
+	}
+	sort.Strings(out)
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_, _ = w.Write(lokijson.AppendLabels(nil, out))
+}
+
+// internalField hides VictoriaLogs' own fields from label names.
+func internalField(name string) bool {
+	return name == "_stream" || name == "_stream_id" || name == "_time" || name == "_msg"
+}
+
+// selectorFilter turns an optional stream selector into LogsQL.
+func selectorFilter(query string) (string, error) {
+	if query == "" {
+		return "*", nil
+	}
+	sel, err := logql.ParseLogSelector(query, true)
+	if err != nil {
+		return "", err
+	}
+	return plan.SelectorQuery(sel.Matchers()), nil
+}
+
+// series serves /series: the label sets of streams matching any selector.
+func (s *Server) series(w http.ResponseWriter, r *http.Request) {
+	q, err := loghttp.ParseSeriesQuery(r, time.Now())
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	filters := []string{"*"}
+	if len(q.Matchers) > 0 {
+		filters = filters[:0]
+		for _, m := range q.Matchers {
+			f, err := selectorFilter(m)
+			if err != nil {
+				writeError(w, err)
+				return
+			}
+			filters = append(filters, f)
+		}
+	}
+	seen := map[string]bool{}
+	var sets []string
+	for _, f := range filters {
+		vals, err := s.d.Backend.Values(r.Context(), tenantFrom(r.Context()), backend.Streams, backend.MetadataRequest{
+			Query: f, Start: q.Start.UnixNano(), End: q.End.UnixNano(),
+		})
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		for _, v := range vals {
+			if !seen[v.Value] {
+				seen[v.Value] = true
+				sets = append(sets, v.Value)
+			}
+		}
+	}
+	s.writeSeries(w, sets)
+}

@@ -1,0 +1,101 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+)
+
+// statusWriter remembers the status code a handler wrote.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// instrument adds a request id, a log line and metrics to every request.
+func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-ID")
+		if id == "" {
+			id = newRequestID()
+		}
+		sw := &statusWriter{ResponseWriter: w}
+		info := &requestInfo{id: id}
+		h(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info)))
+		if sw.status == 0 {
+			sw.status = http.StatusOK
+		}
+		d := time.Since(start)
+		s.d.Metrics.ObserveRequest(route, sw.status, d)
+		level := slog.LevelInfo
+		if sw.status >= 500 {
+			level = slog.LevelError
+		}
+		s.d.Log.LogAttrs(r.Context(), level, "request", slog.String("request_id", id), slog.String("route", route),
+			slog.String("method", r.Method), slog.String("tenant", info.tenant), slog.Int("status", sw.status),
+			slog.Duration("duration", d))
+	})
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// requestInfo collects what the log line reports about a request.
+type requestInfo struct {
+	id     string
+	tenant string
+}
+
+type requestInfoKey struct{}
+
+type tenantKey struct{}
+
+// tenantQuery resolves the tenant before the handler runs.
+func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		name, t, err := s.d.Tenants.Resolve(r.Header)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+			info.tenant = name
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
+	}
+}
+
+// tenantFrom returns the tenant tenantQuery resolved.
+func tenantFrom(ctx context.Context) backend.Tenant {
+	t, _ := ctx.Value(tenantKey{}).(backend.Tenant)
+	return t
+}

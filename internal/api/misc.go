@@ -1,0 +1,61 @@
+package api
+
+import (
+	"net/http"
+	"runtime"
+	"sort"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/lokijson"
+	"github.com/vloki/vloki/internal/model"
+)
+
+// Version is the Loki version vloki reports; Grafana needs >= 3 to send
+// categorize-labels.
+const Version = "3.7.8"
+
+func (s *Server) writeSeries(w http.ResponseWriter, streams []string) {
+	sets := make([]model.Labels, 0, len(streams))
+	for _, raw := range streams {
+		ls, err := backend.ParseStream(raw)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		sets = append(sets, ls)
+	}
+	sort.Slice(sets, func(i, j int) bool { return sets[i].String() < sets[j].String() })
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_, _ = w.Write(lokijson.AppendSeries(nil, sets))
+}
+
+func (s *Server) formatQuery(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm()
+	expr, err := logql.ParseExpr(r.Form.Get("query"))
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	if err != nil {
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = w.Write(lokijson.AppendFormatQueryError(nil, err.Error()))
+		return
+	}
+	_, _ = w.Write(lokijson.AppendFormatQuery(nil, expr.String()))
+}
+
+func (s *Server) buildInfo(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(lokijson.AppendBuildInfo(nil, lokijson.BuildInfo{
+		Version: Version, Revision: "vloki", Branch: "main", GoVersion: runtime.Version(),
+	}))
+}
+
+func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	if s.d.Ready != nil {
+		if err := s.d.Ready(); err != nil {
+			writeText(w, http.StatusServiceUnavailable, "backend not ready: "+err.Error())
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ready\n"))
+}

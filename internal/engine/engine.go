@@ -1,0 +1,118 @@
+// Package engine answers LogQL queries: it parses the query, compiles a
+// plan and runs it on VictoriaLogs.
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// Limits are the per-query limits the engine enforces.
+type Limits struct {
+	MaxQuerySeries int
+	QueryTimeout   time.Duration
+}
+
+// Engine runs queries against one backend.
+type Engine struct {
+	c      *backend.Client
+	limits Limits
+}
+
+// New returns an engine over c.
+func New(c *backend.Client, l Limits) *Engine { return &Engine{c: c, limits: l} }
+
+// Error is a query failure with the HTTP status Loki would answer.
+type Error struct {
+	Status int
+	Msg    string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Loki's texts for cancelled and timed-out queries.
+const (
+	msgCancelled    = "the request was cancelled by the client"
+	msgTimeout      = "request timed out, decrease the duration of the request or add more label matchers (prefer exact match over regex match) to reduce the amount of data processed"
+	msgLogOnInstant = "log queries are not supported as an instant query type, please change your query to a range query type"
+)
+
+// StatusClientClosedRequest is the non-standard 499 Loki answers with.
+const StatusClientClosedRequest = 499
+
+// RangeRequest is a query_range call.
+type RangeRequest struct {
+	Expr       logql.Expr
+	Start, End time.Time
+	Step       time.Duration
+	Interval   time.Duration
+	Limit      int
+	Direction  exec.Direction
+	Categorize bool
+}
+
+// InstantRequest is a query call.
+type InstantRequest struct {
+	Expr      logql.Expr
+	Time      time.Time
+	Limit     int
+	Direction exec.Direction
+}
+
+// Result is a query answer: streams for log queries.
+type Result struct {
+	Streams *exec.LogResult
+}
+
+// Range answers query_range.
+func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	defer cancel()
+	sel, ok := req.Expr.(logql.LogSelectorExpr)
+	if !ok {
+		return nil, unsupported("metric queries")
+	}
+	lq, err := plan.CompileLog(sel)
+	if err != nil {
+		return nil, err
+	}
+	res, err := exec.RunLogs(ctx, e.c, t, exec.LogRequest{
+		Query: lq, Start: req.Start.UnixNano(), End: req.End.UnixNano(), Limit: req.Limit,
+		Direction: req.Direction, IntervalNs: req.Interval.Nanoseconds(), Categorize: req.Categorize,
+	})
+	if err != nil {
+		return nil, contextError(ctx, err)
+	}
+	return &Result{Streams: res}, nil
+}
+
+// Instant answers query.
+func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantRequest) (*Result, error) {
+	if _, ok := req.Expr.(logql.LogSelectorExpr); ok {
+		return nil, &Error{Status: http.StatusBadRequest, Msg: msgLogOnInstant}
+	}
+	return nil, unsupported("metric queries")
+}
+
+func unsupported(what string) error {
+	return &Error{Status: http.StatusNotImplemented, Msg: fmt.Sprintf("vloki does not support %s yet", what)}
+}
+
+// contextError turns a cancelled or expired context into Loki's errors.
+func contextError(ctx context.Context, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return &Error{Status: http.StatusGatewayTimeout, Msg: msgTimeout}
+	case errors.Is(ctx.Err(), context.Canceled):
+		return &Error{Status: StatusClientClosedRequest, Msg: msgCancelled}
+	}
+	return err
+}

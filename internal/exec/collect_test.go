@@ -1,0 +1,79 @@
+package exec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+type containsMatcher string
+
+func (c containsMatcher) Match(line string) bool { return strings.Contains(line, string(c)) }
+
+func row(app string, ts int64, line string, md ...string) logRow {
+	ls := model.Labels{{Name: "app", Value: app}}
+	r := logRow{labels: ls, key: ls.String(), ts: ts, line: line}
+	for i := 0; i < len(md); i += 2 {
+		r.metadata = append(r.metadata, model.Label{Name: md[i], Value: md[i+1]})
+	}
+	return r
+}
+
+func render(res *LogResult) string {
+	var parts []string
+	for _, s := range res.Streams {
+		var es []string
+		for _, e := range s.Entries {
+			es = append(es, fmt.Sprintf("%d:%s", e.TimestampNs, e.Line))
+		}
+		parts = append(parts, s.Labels.String()+" "+strings.Join(es, ","))
+	}
+	return strings.Join(parts, " | ")
+}
+
+func TestCollector(t *testing.T) {
+	cases := []struct {
+		name string
+		req  LogRequest
+		rows []logRow // in direction order
+		want string
+	}{
+		{"limit across streams",
+			LogRequest{Limit: 3, Direction: Backward},
+			[]logRow{row("b", 9, "b9"), row("a", 8, "a8"), row("b", 7, "b7"), row("a", 6, "a6")},
+			`{app="a"} 8:a8 | {app="b"} 9:b9,7:b7`},
+		{"duplicates dropped, distinct metadata kept",
+			LogRequest{Limit: 10, Direction: Forward, Categorize: true},
+			[]logRow{row("a", 1, "x"), row("a", 1, "x"), row("a", 1, "x", "k", "v"), row("b", 1, "x")},
+			`{app="a"} 1:x,1:x | {app="b"} 1:x`},
+		{"local filter before limit",
+			LogRequest{Limit: 2, Direction: Forward, Query: &plan.LogQuery{Local: []plan.LineMatcher{containsMatcher("keep")}}},
+			[]logRow{row("a", 1, "drop"), row("a", 2, "keep1"), row("a", 3, "drop"), row("a", 4, "keep2"), row("a", 5, "keep3")},
+			`{app="a"} 2:keep1,4:keep2`},
+		{"interval forward shared across streams",
+			LogRequest{Limit: 10, Direction: Forward, IntervalNs: 10},
+			[]logRow{row("a", 0, "a0"), row("b", 5, "b5"), row("b", 10, "b10"), row("a", 19, "a19"), row("a", 20, "a20")},
+			`{app="a"} 0:a0,20:a20 | {app="b"} 10:b10`},
+		{"interval backward",
+			LogRequest{Limit: 10, Direction: Backward, IntervalNs: 10},
+			[]logRow{row("a", 30, "a30"), row("a", 25, "a25"), row("a", 20, "a20"), row("a", 9, "a9")},
+			`{app="a"} 30:a30,20:a20,9:a9`},
+		{"metadata merged into labels without categorize",
+			LogRequest{Limit: 10, Direction: Forward},
+			[]logRow{row("a", 1, "x", "trace", "t1"), row("a", 2, "y")},
+			`{app="a", trace="t1"} 1:x | {app="a"} 2:y`},
+	}
+	for _, c := range cases {
+		if c.req.Query == nil {
+			c.req.Query = &plan.LogQuery{}
+		}
+		col := newCollector(c.req)
+		col.addAll(c.rows)
+		if got := render(col.result()); got != c.want {
+			t.Errorf("%s:\n got  %s\n want %s", c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,148 @@
+// Package exec runs compiled plans: it asks VictoriaLogs for rows, applies
+// the local stages, and assembles Loki-shaped results.
+package exec
+
+import (
+	"context"
+	"sort"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/logsql"
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// Direction orders log entries.
+type Direction int
+
+// Directions, as Loki names them.
+const (
+	Backward Direction = iota
+	Forward
+)
+
+// LogRequest is one log query to run.
+type LogRequest struct {
+	Query *plan.LogQuery
+	// Start is inclusive and End exclusive, in Unix ns.
+	Start, End int64
+	Limit      int
+	Direction  Direction
+	// IntervalNs, when > 0, keeps only entries at least this far apart.
+	IntervalNs int64
+	// Categorize keeps structured metadata out of stream labels, as
+	// Loki's categorize-labels encoding flag asks.
+	Categorize bool
+}
+
+// LogResult is the answer to a log query.
+type LogResult struct {
+	Streams []model.Stream
+	Stats   Stats
+}
+
+// Stats are the figures a query's stats object reports.
+type Stats struct {
+	EntriesReturned int
+	LinesProcessed  int
+	BytesProcessed  int
+}
+
+// RunLogs answers a log query with Loki's semantics: the first Limit
+// entries across all streams in direction order, grouped into streams.
+func RunLogs(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
+	col := newCollector(req)
+	w := &walker{c: c, t: t, req: req, streams: newStreamCache(), col: col}
+	if err := w.run(ctx); err != nil {
+		return nil, err
+	}
+	return col.result(), nil
+}
+
+// walker fetches rows in direction order, batch after batch, until the
+// collector is full or the range is exhausted.
+type walker struct {
+	c       *backend.Client
+	t       backend.Tenant
+	req     LogRequest
+	streams *streamCache
+	col     *collector
+}
+
+func (w *walker) run(ctx context.Context) error {
+	lo, hi := w.req.Start, w.req.End-1
+	for lo <= hi && !w.col.full() {
+		batchSize := w.col.remaining()
+		rows, err := w.fetch(ctx, lo, hi, batchSize)
+		if err != nil {
+			return err
+		}
+		w.sortRows(rows)
+		if len(rows) < batchSize {
+			w.col.addAll(rows)
+			return nil
+		}
+		// The batch is full: rows at its last timestamp may continue past
+		// it, so take the complete timestamps and fetch that one whole.
+		edge := rows[len(rows)-1].ts
+		w.col.addAll(withoutTs(rows, edge))
+		atEdge, err := w.fetch(ctx, edge, edge, 0)
+		if err != nil {
+			return err
+		}
+		w.sortRows(atEdge)
+		w.col.addAll(atEdge)
+		if w.req.Direction == Backward {
+			hi = edge - 1
+		} else {
+			lo = edge + 1
+		}
+	}
+	return nil
+}
+
+func withoutTs(rows []logRow, ts int64) []logRow {
+	n := len(rows)
+	for n > 0 && rows[n-1].ts == ts {
+		n--
+	}
+	return rows[:n]
+}
+
+// fetch returns the rows in [lo, hi] that pass the pushed-down filter, at
+// most limit of them (0: all) from the direction's starting end.
+func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, error) {
+	q := logsql.Query{
+		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
+		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
+	}
+	if limit > 0 {
+		q.Pipes = append(q.Pipes, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: limit})
+	}
+	var rows []logRow
+	err := w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
+		row, err := toLogRow(r, w.streams)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	return rows, err
+}
+
+// sortRows puts rows in direction order; equal timestamps are ordered by
+// stream labels, then line, which also puts duplicates side by side.
+func (w *walker) sortRows(rows []logRow) {
+	backward := w.req.Direction == Backward
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := &rows[i], &rows[j]
+		if a.ts != b.ts {
+			return (a.ts > b.ts) == backward
+		}
+		if a.key != b.key {
+			return a.key < b.key
+		}
+		return a.line < b.line
+	})
+}

@@ -1,0 +1,5 @@
+package ingest
+
+import "time"
+
+func timeFromNs(ns int64) time.Time { return time.Unix(0, ns).UTC() }

@@ -1,0 +1,37 @@
+package ingest
+
+import (
+	"context"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/push"
+)
+
+// Writer validates pushes like Loki and writes them to VictoriaLogs.
+type Writer struct {
+	Backend *backend.Client
+	Limits  push.Limits
+}
+
+// Write validates and enriches req, then returns only once VictoriaLogs
+// has accepted every row. On a validation error nothing is written.
+func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request, now time.Time) error {
+	if err := push.Validate(req, w.Limits, now); err != nil {
+		return err
+	}
+	streams := make([]Stream, 0, len(req.Streams))
+	for _, s := range req.Streams {
+		if len(s.Entries) > 0 {
+			streams = append(streams, Stream{Labels: s.Labels, Entries: s.Entries})
+		}
+	}
+	if len(streams) == 0 {
+		return nil
+	}
+	body, err := Encode(streams)
+	if err != nil {
+		return &push.Error{Status: 400, Msg: err.Error()}
+	}
+	return w.Backend.PushLoki(ctx, t, body)
+}

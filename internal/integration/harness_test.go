@@ -1,0 +1,125 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"testing"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/server"
+	"github.com/vloki/vloki/internal/vltest"
+)
+
+// target is vloki on one backend, reached over HTTP.
+type target struct {
+	name string
+	url  string
+	vl   *backend.Client
+}
+
+// targets starts vloki with auth on, over an external victoria-logs process
+// and over the embedded engine.
+func targets(t *testing.T) []target {
+	t.Helper()
+	var out []target
+	for _, b := range vltest.Both(t) {
+		cfg := config.Default()
+		cfg.Auth.Enabled = true
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		app, err := server.Assemble(cfg, log, metrics.New(), b.Client, b.Name, func() {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(app.Handler())
+		t.Cleanup(srv.Close)
+		out = append(out, target{name: b.Name, url: srv.URL, vl: b.Client})
+	}
+	return out
+}
+
+// response is a captured HTTP answer.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (tg target) do(t *testing.T, method, path, tenantID string, body []byte, hdr map[string]string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, tg.url+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tenantID != "" {
+		req.Header.Set("X-Scope-OrgID", tenantID)
+	}
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func (tg target) get(t *testing.T, path, tenantID string, params url.Values, hdr map[string]string) response {
+	t.Helper()
+	return tg.do(t, http.MethodGet, path+"?"+params.Encode(), tenantID, nil, hdr)
+}
+
+// pushJSON pushes a Loki JSON body and requires 204, then flushes.
+func (tg target) pushJSON(t *testing.T, tenantID string, body any) {
+	t.Helper()
+	b, err := json.Marshal(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := tg.do(t, http.MethodPost, "/loki/api/v1/push", tenantID, b, map[string]string{"Content-Type": "application/json"})
+	if r.status != http.StatusNoContent {
+		t.Fatalf("push: %d %s", r.status, r.body)
+	}
+	vltest.Flush(t, tg.vl)
+}
+
+// streamsResult is the decoded data of a streams answer.
+type streamsResult struct {
+	Status string `json:"status"`
+	Data   struct {
+		ResultType    string   `json:"resultType"`
+		EncodingFlags []string `json:"encodingFlags"`
+		Result        []struct {
+			Stream map[string]string `json:"stream"`
+			Values [][]any           `json:"values"`
+		} `json:"result"`
+	} `json:"data"`
+}
+
+func decodeStreams(t *testing.T, r response) streamsResult {
+	t.Helper()
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	var out streamsResult
+	if err := json.Unmarshal(r.body, &out); err != nil {
+		t.Fatalf("decoding %s: %v", r.body, err)
+	}
+	return out
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(m.Run())
+}

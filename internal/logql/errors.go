@@ -1,0 +1,31 @@
+package logql
+
+import "fmt"
+
+// ParseError is Loki's logqlmodel.ParseError: line and column are 0 for
+// validation errors.
+type ParseError struct {
+	Msg       string
+	Line, Col int
+}
+
+func (e *ParseError) Error() string {
+	if e.Line == 0 && e.Col == 0 {
+		return "parse error : " + e.Msg
+	}
+	return fmt.Sprintf("parse error at line %d, col %d: %s", e.Line, e.Col, e.Msg)
+}
+
+// UnsupportedError names a valid LogQL construct vloki cannot answer yet.
+type UnsupportedError struct {
+	What string
+}
+
+func (e *UnsupportedError) Error() string {
+	return "vloki does not support " + e.What + " yet"
+}
+
+const errAtLeastOneMatcher = "queries require at least one regexp or equality matcher that does not have an empty-compatible value. For instance, app=~\".*\" does not meet this requirement, but app=~\".+\" will"
+
+// maxInputSize is Loki's 128 KiB query limit.
+const maxInputSize = 131072

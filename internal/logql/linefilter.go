@@ -1,0 +1,78 @@
+package logql
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/grafana/regexp"
+)
+
+// LineFilterType is a line filter's operator.
+type LineFilterType int
+
+// Line filter operators.
+const (
+	LineMatchEqual     LineFilterType = iota // |=  contains
+	LineMatchNotEqual                        // !=  does not contain
+	LineMatchRegexp                          // |~  unanchored RE2 match
+	LineMatchNotRegexp                       // !~  no RE2 match
+)
+
+func (t LineFilterType) String() string {
+	return [...]string{"|=", "!=", "|~", "!~"}[t]
+}
+
+// Negative reports whether the filter keeps lines that do not match.
+func (t LineFilterType) Negative() bool { return t == LineMatchNotEqual || t == LineMatchNotRegexp }
+
+// Regexp reports whether values are regular expressions.
+func (t LineFilterType) Regexp() bool { return t == LineMatchRegexp || t == LineMatchNotRegexp }
+
+// LineFilterExpr is one line-filter stage, `|= "a" or "b"`: a positive
+// filter keeps a line matching any value; a negative one keeps a line
+// matching none (Loki rewrites `!= "a" or "b"` to `!= "a" != "b"`).
+type LineFilterExpr struct {
+	Type   LineFilterType
+	Values []string
+	res    []*regexp.Regexp
+}
+
+func newLineFilter(t LineFilterType, values []string) (*LineFilterExpr, error) {
+	f := &LineFilterExpr{Type: t, Values: values}
+	if t.Regexp() {
+		for _, v := range values {
+			re, err := regexp.Compile(v)
+			if err != nil {
+				return nil, err
+			}
+			f.res = append(f.res, re)
+		}
+	}
+	return f, nil
+}
+
+// Match applies the stage to a line with Loki's semantics.
+func (f *LineFilterExpr) Match(line string) bool {
+	any := false
+	for i, v := range f.Values {
+		var hit bool
+		if f.Type.Regexp() {
+			hit = f.res[i].MatchString(line)
+		} else {
+			hit = strings.Contains(line, v)
+		}
+		if hit {
+			any = true
+			break
+		}
+	}
+	return any != f.Type.Negative()
+}
+
+func (f *LineFilterExpr) String() string {
+	parts := make([]string, len(f.Values))
+	for i, v := range f.Values {
+		parts[i] = strconv.Quote(v)
+	}
+	return f.Type.String() + " " + strings.Join(parts, " or ")
+}

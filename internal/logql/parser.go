@@ -1,0 +1,217 @@
+package logql
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ParseExpr parses and validates a query as Loki's syntax.ParseExpr does.
+func ParseExpr(input string) (Expr, error) {
+	sel, err := ParseLogSelector(input, true)
+	if err != nil {
+		return nil, err
+	}
+	return sel, nil
+}
+
+// ParseLogSelector parses a log query; validate applies Loki's matcher rule.
+func ParseLogSelector(input string, validate bool) (LogSelectorExpr, error) {
+	if len(input) >= maxInputSize {
+		return nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
+	}
+	p := &parser{lex: newLexer(input)}
+	sel, err := p.parseQuery()
+	if err != nil {
+		return nil, err
+	}
+	if validate {
+		if err := validateMatchers(sel.Matchers()); err != nil {
+			return nil, err
+		}
+	}
+	return sel, nil
+}
+
+// ParseMatchers parses a selector with no pipeline, for /series.
+func ParseMatchers(input string, validate bool) ([]*Matcher, error) {
+	sel, err := ParseLogSelector(input, validate)
+	if err != nil {
+		return nil, err
+	}
+	if len(sel.Stages()) > 0 {
+		return nil, constError("only label matchers are supported")
+	}
+	return sel.Matchers(), nil
+}
+
+// validateMatchers requires a matcher that cannot match the empty string.
+func validateMatchers(ms []*Matcher) error {
+	for _, m := range ms {
+		if !m.Matches("") {
+			return nil
+		}
+	}
+	return &ParseError{Msg: errAtLeastOneMatcher}
+}
+
+type parser struct {
+	lex *lexer
+	tok token
+}
+
+func (p *parser) advance() token {
+	p.tok = p.lex.next()
+	return p.tok
+}
+
+// syntaxError formats yacc's message for the current token.
+func (p *parser) syntaxError(expecting ...string) error {
+	if p.lex.err != nil {
+		return p.lex.err
+	}
+	msg := "syntax error: unexpected " + p.tok.name()
+	if len(expecting) > 0 {
+		msg += ", expecting " + strings.Join(expecting, " or ")
+	}
+	return &ParseError{Msg: msg, Line: p.tok.line, Col: p.tok.col}
+}
+
+func (p *parser) parseQuery() (LogSelectorExpr, error) {
+	switch t := p.advance(); {
+	case t.kind == tPunct && t.text == "{":
+	case t.kind == tIdent || t.kind == tNumber || t.kind == tPunct && strings.ContainsAny(t.text, "(-+"):
+		return nil, &UnsupportedError{What: "metric queries and parenthesised expressions"}
+	default:
+		return nil, p.syntaxError()
+	}
+	sel, err := p.parseSelector()
+	if err != nil {
+		return nil, err
+	}
+	stages, err := p.parsePipeline()
+	if err != nil {
+		return nil, err
+	}
+	if len(stages) == 0 {
+		return sel, nil
+	}
+	return &PipelineExpr{Left: sel, Pipeline: stages}, nil
+}
+
+// parseSelector reads `{name op "value", ...}` after the opening brace.
+func (p *parser) parseSelector() (*MatchersExpr, error) {
+	sel := &MatchersExpr{}
+	if t := p.advance(); t.kind == tPunct && t.text == "}" {
+		return sel, nil
+	} else if t.kind != tIdent {
+		return nil, p.syntaxError("IDENTIFIER", "}")
+	}
+	for {
+		m, err := p.parseMatcher()
+		if err != nil {
+			return nil, err
+		}
+		sel.Mts = append(sel.Mts, m)
+		switch t := p.advance(); {
+		case t.kind == tPunct && t.text == "}":
+			return sel, nil
+		case t.kind == tPunct && t.text == ",":
+			if p.advance().kind != tIdent {
+				return nil, p.syntaxError("IDENTIFIER")
+			}
+		default:
+			return nil, p.syntaxError("}", ",")
+		}
+	}
+}
+
+var matchOps = map[string]MatchType{"=": MatchEqual, "!=": MatchNotEqual, "=~": MatchRegexp, "!~": MatchNotRegexp}
+
+func (p *parser) parseMatcher() (*Matcher, error) {
+	name := p.tok.text
+	op := p.advance()
+	t, ok := matchOps[op.text]
+	if op.kind != tPunct || !ok {
+		return nil, p.syntaxError("=", "=~", "!~", "!=")
+	}
+	if p.advance().kind != tString {
+		return nil, p.syntaxError("STRING")
+	}
+	m, err := NewMatcher(t, name, p.tok.text)
+	if err != nil {
+		return nil, &ParseError{Msg: err.Error()}
+	}
+	return m, nil
+}
+
+var lineOps = map[string]LineFilterType{"|=": LineMatchEqual, "!=": LineMatchNotEqual, "|~": LineMatchRegexp, "!~": LineMatchNotRegexp}
+
+func (p *parser) parsePipeline() ([]Stage, error) {
+	var stages []Stage
+	t := p.advance()
+	for {
+		switch {
+		case t.kind == tEOF:
+			return stages, p.lex.errOrNil()
+		case t.kind == tPunct && isLineOp(t.text):
+			f, next, err := p.parseLineFilter(lineOps[t.text])
+			if err != nil {
+				return nil, err
+			}
+			stages = append(stages, f)
+			t = next
+		case t.kind == tPunct && (t.text == "|>" || t.text == "!>"):
+			return nil, &UnsupportedError{What: "pattern line filters (" + t.text + ")"}
+		case t.kind == tPunct && t.text == "|":
+			return nil, p.unsupportedStage()
+		case t.kind == tPunct && t.text == "[":
+			return nil, &UnsupportedError{What: "metric queries"}
+		default:
+			return nil, p.syntaxError()
+		}
+	}
+}
+
+func isLineOp(s string) bool {
+	_, ok := lineOps[s]
+	return ok
+}
+
+func (l *lexer) errOrNil() error {
+	if l.err != nil {
+		return l.err
+	}
+	return nil
+}
+
+func (p *parser) unsupportedStage() error {
+	t := p.advance()
+	if t.kind == tIdent {
+		return &UnsupportedError{What: "the pipeline stage | " + t.text}
+	}
+	return p.syntaxError()
+}
+
+// parseLineFilter reads `"a" [or "b" ...]` after a line filter operator and
+// returns the stage and the token after it.
+func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, token, error) {
+	var values []string
+	for {
+		v := p.advance()
+		if v.kind == tIdent && strings.EqualFold(v.text, "ip") {
+			return nil, v, &UnsupportedError{What: "ip() line filters"}
+		}
+		if v.kind != tString {
+			return nil, v, p.syntaxError("STRING", "ip")
+		}
+		values = append(values, v.text)
+		next := p.advance()
+		if next.kind != tIdent || !strings.EqualFold(next.text, "or") {
+			f, err := newLineFilter(t, values)
+			if err != nil {
+				return nil, next, &ParseError{Msg: err.Error()}
+			}
+			return f, next, nil
+		}
+	}
+}

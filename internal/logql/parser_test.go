@@ -1,0 +1,121 @@
+package logql
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseLogQueries(t *testing.T) {
+	cases := map[string]string{
+		`{app="a"}`:                               `{app="a"}`,
+		`{ app = "a" , env=~"p.*" }`:              `{app="a", env=~"p.*"}`,
+		"{app=`raw\\n`}":                          `{app="raw\\n"}`,
+		`{app="a"} |= "x" != "y" |~ "z" !~ "w"`:   `{app="a"} |= "x" != "y" |~ "z" !~ "w"`,
+		`{app="a"} |= "x" or "y" # comment`:       `{app="a"} |= "x" or "y"`,
+		"{app=\"a\"}\n# only a comment\n|= \"x\"": `{app="a"} |= "x"`,
+		`{rate="x"}`:                              `{rate="x"}`,
+	}
+	for in, want := range cases {
+		e, err := ParseExpr(in)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got := e.String(); got != want {
+			t.Errorf("%s: printed %s want %s", in, got, want)
+		}
+		again, err := ParseExpr(e.String())
+		if err != nil || again.String() != e.String() {
+			t.Errorf("%s: round trip failed: %v", in, err)
+		}
+	}
+}
+
+// Expected texts follow Loki's yacc messages for these states (token names
+// from its lexer table, positions from text/scanner).
+func TestParseErrors(t *testing.T) {
+	cases := map[string]string{
+		`{app="a"`:   "parse error at line 1, col 9: syntax error: unexpected $end, expecting } or ,",
+		`{app}`:      "parse error at line 1, col 5: syntax error: unexpected }, expecting = or =~ or !~ or !=",
+		`{app=1}`:    "parse error at line 1, col 6: syntax error: unexpected NUMBER, expecting STRING",
+		`{="a"}`:     "parse error at line 1, col 2: syntax error: unexpected =, expecting IDENTIFIER or }",
+		`{}`:         "parse error : " + errAtLeastOneMatcher,
+		`{a=~".*"}`:  "parse error : " + errAtLeastOneMatcher,
+		`{a!="b"}`:   "parse error : " + errAtLeastOneMatcher,
+		`{a=~"(b"}`:  "parse error : error parsing regexp: missing closing ): `^(?s:(b)$`",
+		`{a="b"} |=`: "parse error at line 1, col 11: syntax error: unexpected $end, expecting STRING or ip",
+	}
+	for in, want := range cases {
+		_, err := ParseExpr(in)
+		var pe *ParseError
+		if !errors.As(err, &pe) || err.Error() != want {
+			t.Errorf("%s:\n got  %v\n want %s", in, err, want)
+		}
+	}
+	if _, err := ParseExpr(`{a="` + strings.Repeat("x", maxInputSize) + `"}`); err == nil || !strings.Contains(err.Error(), "input size too long") {
+		t.Errorf("long query: %v", err)
+	}
+}
+
+func TestUnsupportedConstructsAreNamed(t *testing.T) {
+	for _, q := range []string{`sum(rate({a="b"}[1m]))`, `{a="b"} | json`, `{a="b"} |> "<_> x"`, `{a="b"} |= ip("1.2.3.4")`, `{a="b"}[5m]`} {
+		_, err := ParseExpr(q)
+		var ue *UnsupportedError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: want UnsupportedError, got %v", q, err)
+		}
+	}
+}
+
+func TestLineFilterMatch(t *testing.T) {
+	cases := []struct {
+		q    string
+		line string
+		want bool
+	}{
+		{`{a="b"} |= "err"`, "errors", true},
+		{`{a="b"} |= "Err"`, "errors", false},
+		{`{a="b"} != "err"`, "errors", false},
+		{`{a="b"} |= ""`, "", true},
+		{`{a="b"} |= "a" or "b"`, "xbx", true},
+		{`{a="b"} != "a" or "b"`, "xbx", false},
+		{`{a="b"} != "a" or "b"`, "xcx", true},
+		{`{a="b"} |~ "^$"`, "", true},
+		{`{a="b"} |~ "a.b"`, "a\nb", false},
+		{`{a="b"} !~ "(?i)ERR"`, "err", false},
+	}
+	for _, c := range cases {
+		e, err := ParseExpr(c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := e.(LogSelectorExpr).Stages()[0].(*LineFilterExpr)
+		if got := f.Match(c.line); got != c.want {
+			t.Errorf("%s on %q: got %v", c.q, c.line, got)
+		}
+	}
+}
+
+func FuzzParseExpr(f *testing.F) {
+	for _, s := range []string{`{app="a"} |= "x" or "y"`, `{a=~"b.*"} !~ "c"`, `sum(rate({a="b"}[1m]))`, "{a=`x`}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		e, err := ParseExpr(q)
+		if err == nil {
+			if _, err := ParseExpr(e.String()); err != nil {
+				t.Fatalf("printed form %q of %q does not parse: %v", e.String(), q, err)
+			}
+		}
+	})
+}
+
+func BenchmarkParseSelectorWithFilters(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := ParseExpr(`{app="api", env=~"prod|staging"} |= "error" != "timeout"`); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,111 @@
+// Package server assembles a running vloki from its configuration: the
+// backend (external or embedded), tenants, engine and HTTP API.
+package server
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/vloki/vloki/internal/api"
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/backend/embedded"
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/ingest"
+	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/push"
+	"github.com/vloki/vloki/internal/tenant"
+)
+
+// App is an assembled vloki.
+type App struct {
+	handler  http.Handler
+	ingester *ingest.Writer
+	name     string
+	close    func()
+}
+
+// New builds vloki from cfg, starting the embedded engine when no backend
+// URL is configured.
+func New(cfg config.Config, log *slog.Logger) (*App, error) {
+	m := metrics.New()
+	opts := backend.Options{Timeout: cfg.Backend.Timeout, Observe: m.ObserveBackend}
+	if cfg.Backend.URL != "" {
+		c, err := backend.New(cfg.Backend.URL, backend.NewHTTPTransport(), opts)
+		if err != nil {
+			return nil, err
+		}
+		return Assemble(cfg, log, m, c, cfg.Backend.URL, func() {})
+	}
+	if err := os.MkdirAll(cfg.Storage.Path, 0o755); err != nil {
+		return nil, err
+	}
+	eng, err := embedded.Start(embedded.Config{
+		DataPath: cfg.Storage.Path, Retention: cfg.Storage.Retention, LogLevel: "WARN",
+		MaxRequestSize: cfg.Limits.MaxPushBodyBytes,
+	})
+	if err != nil {
+		return nil, err
+	}
+	c, err := backend.New("http://embedded", eng.RoundTripper(), opts)
+	if err != nil {
+		eng.Stop()
+		return nil, err
+	}
+	return Assemble(cfg, log, m, c, "embedded ("+cfg.Storage.Path+")", eng.Stop)
+}
+
+// Assemble builds vloki on an existing backend client; closeFn runs on Close.
+func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backend.Client, name string, closeFn func()) (*App, error) {
+	resolver := &tenant.Resolver{AuthEnabled: cfg.Auth.Enabled}
+	if cfg.Auth.TenantsFile != "" {
+		mapping, err := tenant.LoadMapping(cfg.Auth.TenantsFile)
+		if err != nil {
+			return nil, err
+		}
+		resolver.Mapping = mapping
+	}
+	limits := pushLimits(cfg.Limits)
+	w := &ingest.Writer{Backend: c, Limits: limits}
+	eng := engine.New(c, engine.Limits{
+		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
+		QueryTimeout:   cfg.Limits.QueryTimeout,
+	})
+	srv := api.New(api.Deps{
+		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
+		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
+		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
+		Ready: func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := c.Values(ctx, backend.Tenant{}, backend.StreamFieldNames, backend.MetadataRequest{Query: "*", Start: 1, End: 1})
+			return err
+		},
+	})
+	return &App{handler: srv.Handler(), ingester: w, name: name, close: closeFn}, nil
+}
+
+func pushLimits(l config.Limits) push.Limits {
+	out := push.DefaultLimits()
+	out.MaxLineSize = l.MaxLineSize
+	out.DiscoverLogLevels = l.DiscoverLogLevels
+	if l.DiscoverServiceName != nil {
+		out.DiscoverServiceName = l.DiscoverServiceName
+	}
+	return out
+}
+
+// Handler is the HTTP API.
+func (a *App) Handler() http.Handler { return a.handler }
+
+// Ingester writes validated pushes, for the demo feeder.
+func (a *App) Ingester() *ingest.Writer { return a.ingester }
+
+// BackendName says which VictoriaLogs serves this vloki.
+func (a *App) BackendName() string { return a.name }
+
+// Close stops the embedded engine, flushing its storage.
+func (a *App) Close() { a.close() }
