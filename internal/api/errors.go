@@ -13,9 +13,15 @@ import (
 )
 
 // writeError answers like Loki's serverutil.WriteError: plain text with the
-// status code the error calls for.
+// status code the error calls for. Tenant errors come from Loki's auth
+// middleware instead, which uses http.Error and so ends with a newline.
 func writeError(w http.ResponseWriter, err error) {
-	writeText(w, statusOf(err), err.Error())
+	msg := err.Error()
+	var te *tenant.Error
+	if errors.As(err, &te) {
+		msg += "\n"
+	}
+	writeText(w, statusOf(err), msg)
 }
 
 func statusOf(err error) int {
@@ -52,5 +58,5 @@ func writeText(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(status)
-	_, _ = w.Write([]byte(msg + "\n"))
+	_, _ = w.Write([]byte(msg))
 }

@@ -52,7 +52,7 @@ func (s *Server) buildInfo(w http.ResponseWriter, r *http.Request) {
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
 	if s.d.Ready != nil {
 		if err := s.d.Ready(); err != nil {
-			writeText(w, http.StatusServiceUnavailable, "backend not ready: "+err.Error())
+			writeText(w, http.StatusServiceUnavailable, "backend not ready: "+err.Error()+"\n")
 			return
 		}
 	}

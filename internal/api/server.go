@@ -78,7 +78,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux.Handle("/metrics", s.d.Metrics.Handler())
 	mux.Handle("/", s.instrument("not_found", func(w http.ResponseWriter, r *http.Request) {
-		writeText(w, http.StatusNotFound, "404 page not found")
+		writeText(w, http.StatusNotFound, "404 page not found\n")
 	}))
 	return mux
 }

@@ -65,6 +65,13 @@ func Start(cfg Config) (*Engine, error) {
 // setFlags sets VictoriaMetrics' own flags, which live on the global flag set
 // and stay out of vloki's command line.
 func setFlags(cfg Config) error {
+	// VictoriaMetrics' packages refuse to run before the global flag set is
+	// parsed; vloki parses its own flags elsewhere, so parse an empty list.
+	if !flag.Parsed() {
+		if err := flag.CommandLine.Parse(nil); err != nil {
+			return err
+		}
+	}
 	values := map[string]string{
 		"storageDataPath":         cfg.DataPath,
 		"retentionPeriod":         cfg.Retention,
