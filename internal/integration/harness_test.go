@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
@@ -29,10 +30,17 @@ type target struct {
 // and over the embedded engine.
 func targets(t *testing.T) []target {
 	t.Helper()
+	return targetsWithTimeout(t, config.Default().Limits.QueryTimeout)
+}
+
+// targetsWithTimeout is targets with a custom query timeout.
+func targetsWithTimeout(t *testing.T, timeout time.Duration) []target {
+	t.Helper()
 	var out []target
 	for _, b := range vltest.Both(t) {
 		cfg := config.Default()
 		cfg.Auth.Enabled = true
+		cfg.Limits.QueryTimeout = timeout
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		app, err := server.Assemble(cfg, log, metrics.New(), b.Client, b.Name, func() {})
 		if err != nil {

@@ -1,0 +1,118 @@
+package integration
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPostFormQueryAndCategorizedMetadata(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			body := map[string]any{"streams": []any{map[string]any{
+				"stream": map[string]string{"app": "meta", "level": "warn"},
+				"values": [][]any{{ns(base.Add(1)), "with metadata", map[string]string{"trace_id": "abc"}}, {ns(base.Add(2)), "without"}},
+			}}}
+			tg.pushJSON(t, "md", body)
+			form := rangeParams(`{app="meta"}`, base, base.Add(time.Second), 10, "forward")
+			r := tg.do(t, http.MethodPost, "/loki/api/v1/query_range", "md", []byte(form.Encode()),
+				map[string]string{"Content-Type": "application/x-www-form-urlencoded", "X-Loki-Response-Encoding-Flags": "categorize-labels"})
+			res := decodeStreams(t, r)
+			if len(res.Data.EncodingFlags) != 1 || res.Data.EncodingFlags[0] != "categorize-labels" || len(res.Data.Result) != 1 {
+				t.Fatalf("got %s", r.body)
+			}
+			s := res.Data.Result[0]
+			if len(s.Stream) != 3 || s.Stream["service_name"] != "meta" {
+				t.Errorf("stream labels %v", s.Stream)
+			}
+			md := s.Values[0][2].(map[string]any)["structuredMetadata"].(map[string]any)
+			if md["trace_id"] != "abc" || md["detected_level"] != "warn" {
+				t.Errorf("metadata %v", md)
+			}
+			// Without the flag, metadata joins the stream labels and splits streams.
+			plain := decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "md", form, nil))
+			if len(plain.Data.Result) != 2 || plain.Data.EncodingFlags != nil {
+				t.Fatalf("plain answer: %+v", plain.Data)
+			}
+			if plain.Data.Result[0].Stream["trace_id"] != "abc" || len(plain.Data.Result[0].Values[0]) != 2 {
+				t.Errorf("plain first stream %+v", plain.Data.Result[0])
+			}
+		})
+	}
+}
+
+func TestIntervalSkipsEntries(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			var entries []entry
+			for i := 0; i < 10; i++ {
+				entries = append(entries, entry{ns(base.Add(time.Duration(i) * time.Second)), "e" + string(rune('0'+i))})
+			}
+			tg.pushJSON(t, "iv", jsonPush(map[string]string{"app": "iv"}, entries...))
+			p := rangeParams(`{app="iv"}`, base, base.Add(time.Minute), 100, "forward")
+			p.Set("interval", "3s")
+			if got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "iv", p, nil))); got != "iv:e0,e3,e6,e9" {
+				t.Errorf("forward interval: %q", got)
+			}
+			p.Set("direction", "backward")
+			if got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "iv", p, nil))); got != "iv:e9,e6,e3,e0" {
+				t.Errorf("backward interval: %q", got)
+			}
+		})
+	}
+}
+
+func TestLabelsValuesSeries(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.pushJSON(t, "meta", jsonPush(map[string]string{"app": "web", "env": "prod"}, entry{ns(base), "a"}))
+			tg.pushJSON(t, "meta", jsonPush(map[string]string{"app": "db", "region": "eu"}, entry{ns(base), "b"}))
+			rng := url.Values{"start": {ns(base.Add(-time.Minute))}, "end": {ns(base.Add(time.Minute))}}
+			check := func(path string, params url.Values, want string) {
+				t.Helper()
+				r := tg.get(t, path, "meta", params, nil)
+				if r.status != 200 || strings.TrimSpace(string(r.body)) != want {
+					t.Errorf("%s %v: got %d %s\nwant %s", path, params, r.status, r.body, want)
+				}
+			}
+			check("/loki/api/v1/labels", rng, `{"status":"success","data":["app","env","region","service_name"]}`)
+			check("/loki/api/v1/label", rng, `{"status":"success","data":["app","env","region","service_name"]}`)
+			check("/loki/api/v1/label/app/values", rng, `{"status":"success","data":["db","web"]}`)
+			withQuery := url.Values{"start": rng["start"], "end": rng["end"], "query": {`{env="prod"}`}}
+			check("/loki/api/v1/label/app/values", withQuery, `{"status":"success","data":["web"]}`)
+			check("/loki/api/v1/label/nope/values", rng, `{"status":"success"}`)
+			series := url.Values{"start": rng["start"], "end": rng["end"], "match[]": {`{app=~"web|db"}`}}
+			check("/loki/api/v1/series", series,
+				`{"status":"success","data":[{"app":"db","region":"eu","service_name":"db"},{"app":"web","env":"prod","service_name":"web"}]}`)
+			outside := url.Values{"start": {ns(base.Add(time.Hour))}, "end": {ns(base.Add(2 * time.Hour))}}
+			check("/loki/api/v1/labels", outside, `{"status":"success"}`)
+		})
+	}
+}
+
+func TestTimeoutAnswers504(t *testing.T) {
+	for _, tg := range targetsWithTimeout(t, time.Nanosecond) {
+		t.Run(tg.name, func(t *testing.T) {
+			r := tg.get(t, "/loki/api/v1/query_range", "to", rangeParams(`{app="x"}`, base, base.Add(time.Hour), 10, "forward"), nil)
+			want := "request timed out, decrease the duration of the request or add more label matchers (prefer exact match over regex match) to reduce the amount of data processed"
+			if r.status != http.StatusGatewayTimeout || string(r.body) != want {
+				t.Fatalf("got %d %q", r.status, r.body)
+			}
+		})
+	}
+}
+
+func TestBuildInfoAndReady(t *testing.T) {
+	tg := targets(t)[1]
+	r := tg.get(t, "/loki/api/v1/status/buildinfo", "", nil, nil)
+	var bi map[string]string
+	if err := json.Unmarshal(r.body, &bi); err != nil || bi["version"] != "3.7.8" {
+		t.Fatalf("buildinfo %d %s", r.status, r.body)
+	}
+	if r := tg.get(t, "/ready", "", nil, nil); r.status != 200 || string(r.body) != "ready\n" {
+		t.Fatalf("ready %d %q", r.status, r.body)
+	}
+}
