@@ -4,7 +4,9 @@ package exec
 
 import (
 	"context"
+	"math"
 	"sort"
+	"time"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/logsql"
@@ -69,8 +71,42 @@ type walker struct {
 	col     *collector
 }
 
+// firstWindow is the span of the first request of a walk; each further
+// window doubles, so a dense range stops early and a sparse one needs few
+// requests.
+const firstWindow = int64(time.Hour)
+
+// run walks [Start, End) from the direction's starting end in growing
+// windows until the collector is full.
 func (w *walker) run(ctx context.Context) error {
 	lo, hi := w.req.Start, w.req.End-1
+	span := firstWindow
+	for lo <= hi && !w.col.full() {
+		wlo, whi := lo, hi
+		if whi-wlo >= span {
+			if w.req.Direction == Backward {
+				wlo = whi - span + 1
+			} else {
+				whi = wlo + span - 1
+			}
+		}
+		if err := w.walkWindow(ctx, wlo, whi); err != nil {
+			return err
+		}
+		if w.req.Direction == Backward {
+			hi = wlo - 1
+		} else {
+			lo = whi + 1
+		}
+		if span < math.MaxInt64/2 {
+			span *= 2
+		}
+	}
+	return nil
+}
+
+// walkWindow collects the window [lo, hi] batch by batch.
+func (w *walker) walkWindow(ctx context.Context, lo, hi int64) error {
 	for lo <= hi && !w.col.full() {
 		batchSize := w.col.remaining()
 		rows, err := w.fetch(ctx, lo, hi, batchSize)
