@@ -14,14 +14,16 @@ const (
 	tString
 	tNumber
 	tPunct
+	tRange // `[5m]`: text holds what is between the brackets
 	tError
 )
 
-// token is one lexeme with its 1-based position.
+// token is one lexeme with its 1-based position and byte offsets.
 type token struct {
 	kind      tokKind
 	text      string // raw text; for strings, the unquoted value
 	line, col int
+	off, end  int
 }
 
 // name is how Loki's yacc errors name the token.
@@ -38,6 +40,8 @@ func (t token) name() string {
 		return "STRING"
 	case tNumber:
 		return "NUMBER"
+	case tRange:
+		return "RANGE"
 	}
 	return t.text
 }
@@ -72,7 +76,7 @@ func (l *lexer) next() token {
 	if !pos.IsValid() {
 		pos = l.s.Pos()
 	}
-	tok := token{line: pos.Line, col: pos.Column}
+	tok := token{line: pos.Line, col: pos.Column, off: pos.Offset}
 	switch r {
 	case scanner.EOF:
 		tok.kind = tEOF
@@ -86,7 +90,9 @@ func (l *lexer) next() token {
 	case scanner.Int, scanner.Float:
 		tok.kind, tok.text = tNumber, l.s.TokenText()
 	case scanner.String, scanner.RawString:
-		return l.stringToken(tok)
+		tok = l.stringToken(tok)
+	case '[':
+		tok = l.rangeToken(tok)
 	default:
 		tok.kind, tok.text = tPunct, string(r)
 		if two := tok.text + string(l.s.Peek()); twoCharOps[two] {
@@ -94,6 +100,22 @@ func (l *lexer) next() token {
 			tok.text = two
 		}
 	}
+	tok.end = l.s.Pos().Offset
+	return tok
+}
+
+// rangeToken reads up to the closing bracket, as Loki's lexer does.
+func (l *lexer) rangeToken(tok token) token {
+	var b strings.Builder
+	for r := l.s.Next(); r != scanner.EOF; r = l.s.Next() {
+		if r == ']' {
+			tok.kind, tok.text = tRange, b.String()
+			return tok
+		}
+		b.WriteRune(r)
+	}
+	l.err = &ParseError{Msg: "missing closing ']' in duration", Line: tok.line, Col: tok.col}
+	tok.kind = tError
 	return tok
 }
 

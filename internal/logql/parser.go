@@ -7,22 +7,41 @@ import (
 
 // ParseExpr parses and validates a query as Loki's syntax.ParseExpr does.
 func ParseExpr(input string) (Expr, error) {
-	sel, err := ParseLogSelector(input, true)
+	e, err := parseUnvalidated(input)
 	if err != nil {
 		return nil, err
 	}
-	return sel, nil
+	if err := validate(e); err != nil {
+		return nil, err
+	}
+	return e, nil
 }
 
-// ParseLogSelector parses a log query; validate applies Loki's matcher rule.
-func ParseLogSelector(input string, validate bool) (LogSelectorExpr, error) {
+func parseUnvalidated(input string) (Expr, error) {
 	if len(input) >= maxInputSize {
 		return nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
 	}
 	p := &parser{lex: newLexer(input)}
-	sel, err := p.parseQuery()
+	p.advance()
+	e, err := p.parseExpr(0)
 	if err != nil {
 		return nil, err
+	}
+	if p.tok.kind != tEOF {
+		return nil, p.syntaxError()
+	}
+	return e, nil
+}
+
+// ParseLogSelector parses a log query; validate applies Loki's matcher rule.
+func ParseLogSelector(input string, validate bool) (LogSelectorExpr, error) {
+	e, err := parseUnvalidated(input)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := e.(LogSelectorExpr)
+	if !ok {
+		return nil, constError("only log selector is supported")
 	}
 	if validate {
 		if err := validateMatchers(sel.Matchers()); err != nil {
@@ -76,28 +95,6 @@ func (p *parser) syntaxError(expecting ...string) error {
 	return &ParseError{Msg: msg, Line: p.tok.line, Col: p.tok.col}
 }
 
-func (p *parser) parseQuery() (LogSelectorExpr, error) {
-	switch t := p.advance(); {
-	case t.kind == tPunct && t.text == "{":
-	case t.kind == tIdent || t.kind == tNumber || t.kind == tPunct && strings.ContainsAny(t.text, "(-+"):
-		return nil, &UnsupportedError{What: "metric queries and parenthesised expressions"}
-	default:
-		return nil, p.syntaxError()
-	}
-	sel, err := p.parseSelector()
-	if err != nil {
-		return nil, err
-	}
-	stages, err := p.parsePipeline()
-	if err != nil {
-		return nil, err
-	}
-	if len(stages) == 0 {
-		return sel, nil
-	}
-	return &PipelineExpr{Left: sel, Pipeline: stages}, nil
-}
-
 // parseSelector reads `{name op "value", ...}` after the opening brace.
 func (p *parser) parseSelector() (*MatchersExpr, error) {
 	sel := &MatchersExpr{}
@@ -146,28 +143,29 @@ func (p *parser) parseMatcher() (*Matcher, error) {
 
 var lineOps = map[string]LineFilterType{"|=": LineMatchEqual, "!=": LineMatchNotEqual, "|~": LineMatchRegexp, "!~": LineMatchNotRegexp}
 
+// parsePipeline reads stages after a selector, starting at the current
+// token, and stops at the first token that cannot continue a pipeline.
 func (p *parser) parsePipeline() ([]Stage, error) {
 	var stages []Stage
-	t := p.advance()
 	for {
+		t := p.tok
 		switch {
-		case t.kind == tEOF:
-			return stages, p.lex.errOrNil()
 		case t.kind == tPunct && isLineOp(t.text):
-			f, next, err := p.parseLineFilter(lineOps[t.text])
+			f, err := p.parseLineFilter(lineOps[t.text])
 			if err != nil {
 				return nil, err
 			}
 			stages = append(stages, f)
-			t = next
 		case t.kind == tPunct && (t.text == "|>" || t.text == "!>"):
 			return nil, &UnsupportedError{What: "pattern line filters (" + t.text + ")"}
 		case t.kind == tPunct && t.text == "|":
-			return nil, p.unsupportedStage()
-		case t.kind == tPunct && t.text == "[":
-			return nil, &UnsupportedError{What: "metric queries"}
+			st, err := p.parseStage()
+			if err != nil {
+				return nil, err
+			}
+			stages = append(stages, st)
 		default:
-			return nil, p.syntaxError()
+			return stages, p.lex.errOrNil()
 		}
 	}
 }
@@ -184,34 +182,56 @@ func (l *lexer) errOrNil() error {
 	return nil
 }
 
-func (p *parser) unsupportedStage() error {
+// parseStage reads a `| name ...` stage; drop with plain names is the only
+// one this slice evaluates.
+func (p *parser) parseStage() (Stage, error) {
 	t := p.advance()
-	if t.kind == tIdent {
-		return &UnsupportedError{What: "the pipeline stage | " + t.text}
+	if t.kind != tIdent {
+		return nil, p.syntaxError()
 	}
-	return p.syntaxError()
+	if strings.EqualFold(t.text, "drop") {
+		return p.parseDrop()
+	}
+	return nil, &UnsupportedError{What: "the pipeline stage | " + t.text}
 }
 
-// parseLineFilter reads `"a" [or "b" ...]` after a line filter operator and
-// returns the stage and the token after it.
-func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, token, error) {
+func (p *parser) parseDrop() (Stage, error) {
+	d := &DropLabelsExpr{}
+	for {
+		if p.advance().kind != tIdent {
+			return nil, p.syntaxError("IDENTIFIER")
+		}
+		d.Names = append(d.Names, p.tok.text)
+		next := p.advance()
+		if next.kind == tPunct && (next.text == "=" || next.text == "!=" || next.text == "=~" || next.text == "!~") {
+			return nil, &UnsupportedError{What: "drop with label matchers"}
+		}
+		if next.kind != tPunct || next.text != "," {
+			return d, nil
+		}
+	}
+}
+
+// parseLineFilter reads `"a" [or "b" ...]` after a line filter operator,
+// leaving the token after it current.
+func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, error) {
 	var values []string
 	for {
 		v := p.advance()
 		if v.kind == tIdent && strings.EqualFold(v.text, "ip") {
-			return nil, v, &UnsupportedError{What: "ip() line filters"}
+			return nil, &UnsupportedError{What: "ip() line filters"}
 		}
 		if v.kind != tString {
-			return nil, v, p.syntaxError("STRING", "ip")
+			return nil, p.syntaxError("STRING", "ip")
 		}
 		values = append(values, v.text)
 		next := p.advance()
 		if next.kind != tIdent || !strings.EqualFold(next.text, "or") {
 			f, err := newLineFilter(t, values)
 			if err != nil {
-				return nil, next, &ParseError{Msg: err.Error()}
+				return nil, &ParseError{Msg: err.Error()}
 			}
-			return f, next, nil
+			return f, nil
 		}
 	}
 }

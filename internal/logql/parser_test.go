@@ -59,7 +59,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestUnsupportedConstructsAreNamed(t *testing.T) {
-	for _, q := range []string{`sum(rate({a="b"}[1m]))`, `{a="b"} | json`, `{a="b"} |> "<_> x"`, `{a="b"} |= ip("1.2.3.4")`, `{a="b"}[5m]`} {
+	for _, q := range []string{`{a="b"} | json`, `{a="b"} |> "<_> x"`, `{a="b"} |= ip("1.2.3.4")`, `label_replace(vector(1), "a", "b", "c", "d")`} {
 		_, err := ParseExpr(q)
 		var ue *UnsupportedError
 		if !errors.As(err, &ue) {
@@ -116,6 +116,42 @@ func BenchmarkParseSelectorWithFilters(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := ParseExpr(`{app="api", env=~"prod|staging"} |= "error" != "timeout"`); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+func TestParseMetricQueries(t *testing.T) {
+	cases := map[string]string{
+		`sum(rate({a="b"}[1m]))`:                                   `sum(rate({a="b"}[1m]))`,
+		`sum by (level) (count_over_time({a="b"} |= "x" [5m]))`:    `sum by (level)(count_over_time({a="b"} |= "x"[5m]))`,
+		`sum(count_over_time({a="b"}[5m] |= "x")) by (level)`:      `sum by (level)(count_over_time({a="b"} |= "x"[5m]))`,
+		`count_over_time({a="b"} | drop __error__ [1h] offset 5m)`: `count_over_time({a="b"} | drop __error__[1h] offset 5m)`,
+		`vector(1)+vector(1)`:                                      `(vector(1) + vector(1))`,
+		`1 + 2 * 3`:                                                `7`,
+		`2 ^ 3 ^ 2`:                                                `512`,
+		`10 / 0`:                                                   `NaN`,
+		`rate({a="b"}[1m]) > bool 2`:                               `(rate({a="b"}[1m]) > bool 2)`,
+		`topk(2, sum by (a) (rate(({a="b"})[1m])))`:                `topk(2,sum by (a)(rate({a="b"}[1m])))`,
+		`sum without (x) (bytes_rate({a="b"}[30s])) / on (y) sum(bytes_over_time({a="b"}[30s]))`: `(sum without (x)(bytes_rate({a="b"}[30s])) / on(y) sum(bytes_over_time({a="b"}[30s])))`,
+	}
+	for in, want := range cases {
+		e, err := ParseExpr(in)
+		if err != nil {
+			t.Errorf("%s: %v", in, err)
+			continue
+		}
+		if got := e.String(); got != want {
+			t.Errorf("%s:\n printed %s\n want    %s", in, got, want)
+		}
+	}
+	bad := map[string]string{
+		`count_over_time({a="b"}[5m]) by (x)`: "parse error : grouping not allowed for count_over_time aggregation",
+		`sum_over_time({a="b"}[5m])`:          "parse error : invalid aggregation sum_over_time without unwrap",
+		`rate({a=~".*"}[5m])`:                 "parse error : " + errAtLeastOneMatcher,
+	}
+	for in, want := range bad {
+		if _, err := ParseExpr(in); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v want %s", in, err, want)
 		}
 	}
 }

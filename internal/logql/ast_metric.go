@@ -1,0 +1,137 @@
+package logql
+
+import (
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SampleExpr is a metric query.
+type SampleExpr interface {
+	Expr
+	sampleExpr()
+}
+
+// Grouping is `by (a, b)` or `without (a, b)`.
+type Grouping struct {
+	Groups  []string
+	Without bool
+}
+
+func (g *Grouping) String() string {
+	if g == nil {
+		return ""
+	}
+	kw := " by "
+	if g.Without {
+		kw = " without "
+	}
+	return kw + "(" + strings.Join(g.Groups, ",") + ")"
+}
+
+// LogRange is a log query over a range: `{...} |= "x" [5m] offset 1h`.
+type LogRange struct {
+	Left     LogSelectorExpr
+	Interval time.Duration
+	Offset   time.Duration
+}
+
+func (r *LogRange) String() string {
+	s := r.Left.String() + "[" + formatDuration(r.Interval) + "]"
+	if r.Offset != 0 {
+		s += " offset " + formatDuration(r.Offset)
+	}
+	return s
+}
+
+// RangeAggregationExpr is `count_over_time(<log range>)` and its kin.
+type RangeAggregationExpr struct {
+	Op       string
+	Left     *LogRange
+	Param    *float64
+	Grouping *Grouping
+}
+
+func (*RangeAggregationExpr) sampleExpr() {}
+
+func (e *RangeAggregationExpr) String() string {
+	param := ""
+	if e.Param != nil {
+		param = formatFloat(*e.Param) + ","
+	}
+	return e.Op + "(" + param + e.Left.String() + ")" + e.Grouping.String()
+}
+
+// VectorAggregationExpr is `sum by (x) (<metric>)` and its kin.
+type VectorAggregationExpr struct {
+	Op       string
+	Left     SampleExpr
+	Param    *float64
+	Grouping *Grouping
+}
+
+func (*VectorAggregationExpr) sampleExpr() {}
+
+func (e *VectorAggregationExpr) String() string {
+	param := ""
+	if e.Param != nil {
+		param = formatFloat(*e.Param) + ","
+	}
+	return e.Op + e.Grouping.String() + "(" + param + e.Left.String() + ")"
+}
+
+// VectorMatching is `on (...)` / `ignoring (...)`.
+type VectorMatching struct {
+	On     bool
+	Labels []string
+}
+
+// BinOpExpr is a binary operation.
+type BinOpExpr struct {
+	Op         string
+	LHS, RHS   SampleExpr
+	ReturnBool bool
+	Matching   *VectorMatching
+}
+
+func (*BinOpExpr) sampleExpr() {}
+
+func (e *BinOpExpr) String() string {
+	mod := ""
+	if e.ReturnBool {
+		mod += " bool"
+	}
+	if m := e.Matching; m != nil {
+		kw := " ignoring"
+		if m.On {
+			kw = " on"
+		}
+		mod += kw + "(" + strings.Join(m.Labels, ",") + ")"
+	}
+	return "(" + e.LHS.String() + " " + e.Op + mod + " " + e.RHS.String() + ")"
+}
+
+// LiteralExpr is a number.
+type LiteralExpr struct {
+	Val float64
+}
+
+func (*LiteralExpr) sampleExpr() {}
+
+func (e *LiteralExpr) String() string { return formatFloat(e.Val) }
+
+// VectorExpr is `vector(1)`.
+type VectorExpr struct {
+	Val float64
+}
+
+func (*VectorExpr) sampleExpr() {}
+
+func (e *VectorExpr) String() string { return "vector(" + formatFloat(e.Val) + ")" }
+
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// formatDuration prints a duration the way Prometheus' model.Duration does.
+func formatDuration(d time.Duration) string {
+	return modelDuration(d)
+}

@@ -1,0 +1,189 @@
+package logql
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Binary operator precedence, low to high, as in Loki's grammar.
+var binPrec = map[string]int{
+	"or": 1, "and": 2, "unless": 2,
+	"==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3,
+	"+": 4, "-": 4, "*": 5, "/": 5, "%": 5, "^": 6,
+}
+
+func isComparison(op string) bool { return binPrec[op] == 3 }
+
+// binOp returns the current token as a binary operator, if it is one.
+func (p *parser) binOp() (string, bool) {
+	t := p.tok
+	if t.kind == tPunct || t.kind == tIdent {
+		op := strings.ToLower(t.text)
+		if t.kind == tIdent && op != "or" && op != "and" && op != "unless" {
+			return "", false
+		}
+		_, ok := binPrec[op]
+		return op, ok
+	}
+	return "", false
+}
+
+// parseExpr is a precedence climber over primaries; ^ is right-associative.
+func (p *parser) parseExpr(minPrec int) (Expr, error) {
+	lhs, err := p.parsePrimary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		op, ok := p.binOp()
+		if !ok || binPrec[op] < minPrec {
+			return lhs, nil
+		}
+		p.advance()
+		be, err := p.parseBinModifiers(op)
+		if err != nil {
+			return nil, err
+		}
+		next := binPrec[op] + 1
+		if op == "^" {
+			next = binPrec[op]
+		}
+		rhs, err := p.parseExpr(next)
+		if err != nil {
+			return nil, err
+		}
+		if lhs, err = newBinOp(be, lhs, rhs); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// parseBinModifiers reads `bool`, `on(...)` and `ignoring(...)`.
+func (p *parser) parseBinModifiers(op string) (*BinOpExpr, error) {
+	be := &BinOpExpr{Op: op}
+	if p.tok.kind == tIdent && strings.EqualFold(p.tok.text, "bool") {
+		be.ReturnBool = true
+		p.advance()
+	}
+	if p.tok.kind == tIdent && (strings.EqualFold(p.tok.text, "on") || strings.EqualFold(p.tok.text, "ignoring")) {
+		on := strings.EqualFold(p.tok.text, "on")
+		p.advance()
+		labels, err := p.parseLabelList()
+		if err != nil {
+			return nil, err
+		}
+		be.Matching = &VectorMatching{On: on, Labels: labels}
+	}
+	if p.tok.kind == tIdent && (strings.EqualFold(p.tok.text, "group_left") || strings.EqualFold(p.tok.text, "group_right")) {
+		return nil, &UnsupportedError{What: p.tok.text}
+	}
+	return be, nil
+}
+
+func newBinOp(be *BinOpExpr, lhs, rhs Expr) (Expr, error) {
+	l, lok := lhs.(SampleExpr)
+	r, rok := rhs.(SampleExpr)
+	if !lok || !rok {
+		return nil, &ParseError{Msg: "unexpected type for left leg of binary operation (" + be.Op + "): *syntax.PipelineExpr"}
+	}
+	if be.ReturnBool && !isComparison(be.Op) {
+		return nil, &ParseError{Msg: "bool modifier can only be used on comparison operators"}
+	}
+	be.LHS, be.RHS = l, r
+	ll, lLit := l.(*LiteralExpr)
+	rl, rLit := r.(*LiteralExpr)
+	if lLit && rLit {
+		if v, ok := foldLiterals(be.Op, ll.Val, rl.Val, be.ReturnBool); ok {
+			return &LiteralExpr{Val: v}, nil
+		}
+	}
+	return be, nil
+}
+
+// parsePrimary reads a selector, number, function call or parenthesised
+// expression.
+func (p *parser) parsePrimary() (Expr, error) {
+	t := p.tok
+	switch {
+	case t.kind == tPunct && t.text == "{":
+		return p.parseLogExpr()
+	case t.kind == tNumber:
+		p.advance()
+		return parseNumber(t)
+	case t.kind == tPunct && (t.text == "-" || t.text == "+"):
+		n := p.advance()
+		if n.kind != tNumber {
+			return nil, p.syntaxError("NUMBER")
+		}
+		p.advance()
+		lit, err := parseNumber(n)
+		if err == nil && t.text == "-" {
+			lit.Val = -lit.Val
+		}
+		return lit, err
+	case t.kind == tPunct && t.text == "(":
+		p.advance()
+		e, err := p.parseExpr(0)
+		if err != nil {
+			return nil, err
+		}
+		if !p.isPunct(")") {
+			return nil, p.syntaxError(")")
+		}
+		p.advance()
+		return e, nil
+	case t.kind == tIdent:
+		return p.parseFunction()
+	}
+	return nil, p.syntaxError()
+}
+
+func parseNumber(t token) (*LiteralExpr, error) {
+	v, err := strconv.ParseFloat(t.text, 64)
+	if err != nil {
+		return nil, &ParseError{Msg: err.Error(), Line: t.line, Col: t.col}
+	}
+	return &LiteralExpr{Val: v}, nil
+}
+
+func (p *parser) isPunct(s string) bool { return p.tok.kind == tPunct && p.tok.text == s }
+
+// parseLogExpr reads a selector and its pipeline.
+func (p *parser) parseLogExpr() (LogSelectorExpr, error) {
+	sel, err := p.parseSelector()
+	if err != nil {
+		return nil, err
+	}
+	p.advance()
+	stages, err := p.parsePipeline()
+	if err != nil {
+		return nil, err
+	}
+	if len(stages) == 0 {
+		return sel, nil
+	}
+	return &PipelineExpr{Left: sel, Pipeline: stages}, nil
+}
+
+// parseLabelList reads `(a, b, c)`, possibly empty.
+func (p *parser) parseLabelList() ([]string, error) {
+	if !p.isPunct("(") {
+		return nil, p.syntaxError("(")
+	}
+	labels := []string{}
+	p.advance()
+	for !p.isPunct(")") {
+		if p.tok.kind != tIdent {
+			return nil, p.syntaxError("IDENTIFIER")
+		}
+		labels = append(labels, p.tok.text)
+		p.advance()
+		if p.isPunct(",") {
+			p.advance()
+		} else if !p.isPunct(")") {
+			return nil, p.syntaxError(")", ",")
+		}
+	}
+	p.advance()
+	return labels, nil
+}

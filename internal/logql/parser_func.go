@@ -1,0 +1,266 @@
+package logql
+
+import (
+	"strings"
+	"time"
+)
+
+// Range aggregations, and those that need `| unwrap`.
+var rangeOps = map[string]bool{
+	"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true, "absent_over_time": true,
+	"rate_counter": true, "sum_over_time": true, "avg_over_time": true, "min_over_time": true, "max_over_time": true,
+	"stdvar_over_time": true, "stddev_over_time": true, "quantile_over_time": true, "first_over_time": true, "last_over_time": true,
+}
+
+var vectorOps = map[string]bool{
+	"sum": true, "avg": true, "min": true, "max": true, "count": true, "stddev": true, "stdvar": true,
+	"topk": true, "bottomk": true, "sort": true, "sort_desc": true, "approx_topk": true,
+}
+
+// parseFunction reads a function call; an identifier that is no function
+// is a syntax error, as in Loki.
+func (p *parser) parseFunction() (Expr, error) {
+	name := strings.ToLower(p.tok.text)
+	switch {
+	case rangeOps[name]:
+		p.advance()
+		return p.parseRangeAgg(name)
+	case vectorOps[name]:
+		p.advance()
+		return p.parseVectorAgg(name)
+	case name == "vector":
+		p.advance()
+		return p.parseVector()
+	case name == "label_replace" || name == "variants":
+		return nil, &UnsupportedError{What: name}
+	}
+	return nil, p.syntaxError()
+}
+
+func (p *parser) parseRangeAgg(op string) (Expr, error) {
+	if !p.isPunct("(") {
+		return nil, p.syntaxError("(")
+	}
+	p.advance()
+	e := &RangeAggregationExpr{Op: op}
+	if p.tok.kind == tNumber {
+		lit, err := parseNumber(p.tok)
+		if err != nil {
+			return nil, err
+		}
+		e.Param = &lit.Val
+		if p.advance(); !p.isPunct(",") {
+			return nil, p.syntaxError(",")
+		}
+		p.advance()
+	}
+	r, err := p.parseLogRange()
+	if err != nil {
+		return nil, err
+	}
+	e.Left = r
+	if !p.isPunct(")") {
+		return nil, p.syntaxError(")")
+	}
+	p.advance()
+	if e.Grouping, err = p.parseOptionalGrouping(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// parseLogRange reads `{...} pipeline [range] [offset d]`, the range also
+// allowed right after the selector and the whole possibly parenthesised.
+func (p *parser) parseLogRange() (*LogRange, error) {
+	if p.isPunct("(") {
+		p.advance()
+		r, err := p.parseLogRangeInParens()
+		if err != nil {
+			return nil, err
+		}
+		return r, nil
+	}
+	if !p.isPunct("{") {
+		return nil, p.syntaxError("{")
+	}
+	sel, err := p.parseSelector()
+	if err != nil {
+		return nil, err
+	}
+	p.advance()
+	r := &LogRange{}
+	var stages []Stage
+	if p.tok.kind == tRange {
+		if err := p.parseRangeAndOffset(r); err != nil {
+			return nil, err
+		}
+		if stages, err = p.parsePipeline(); err != nil {
+			return nil, err
+		}
+	} else {
+		if stages, err = p.parsePipeline(); err != nil {
+			return nil, err
+		}
+		if p.tok.kind != tRange {
+			return nil, p.syntaxError("RANGE")
+		}
+		if err := p.parseRangeAndOffset(r); err != nil {
+			return nil, err
+		}
+	}
+	r.Left = sel
+	if len(stages) > 0 {
+		r.Left = &PipelineExpr{Left: sel, Pipeline: stages}
+	}
+	return r, nil
+}
+
+// parseLogRangeInParens reads `(selector pipeline) [range]` or a wholly
+// parenthesised log range.
+func (p *parser) parseLogRangeInParens() (*LogRange, error) {
+	if !p.isPunct("{") {
+		r, err := p.parseLogRange()
+		if err != nil {
+			return nil, err
+		}
+		if !p.isPunct(")") {
+			return nil, p.syntaxError(")")
+		}
+		p.advance()
+		return r, nil
+	}
+	left, err := p.parseLogExpr()
+	if err != nil {
+		return nil, err
+	}
+	if p.tok.kind == tRange {
+		return nil, p.syntaxError(")")
+	}
+	if !p.isPunct(")") {
+		return nil, p.syntaxError(")")
+	}
+	p.advance()
+	r := &LogRange{Left: left}
+	if p.tok.kind != tRange {
+		return nil, p.syntaxError("RANGE")
+	}
+	return r, p.parseRangeAndOffset(r)
+}
+
+func (p *parser) parseRangeAndOffset(r *LogRange) error {
+	d, err := parseRangeDuration(p.tok.text)
+	if err != nil {
+		return &ParseError{Msg: err.Error(), Line: p.tok.line, Col: p.tok.col}
+	}
+	r.Interval = d
+	p.advance()
+	if p.tok.kind == tIdent && strings.EqualFold(p.tok.text, "offset") {
+		p.advance()
+		if r.Offset, err = p.parseDurationTokens(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// parseDurationTokens reads a duration such as 5m, which the scanner splits
+// into a number and an adjacent identifier.
+func (p *parser) parseDurationTokens() (time.Duration, error) {
+	neg := false
+	if p.isPunct("-") {
+		neg = true
+		p.advance()
+	}
+	if p.tok.kind != tNumber {
+		return 0, p.syntaxError("DURATION")
+	}
+	text, end := p.tok.text, p.tok.end
+	for p.advance(); (p.tok.kind == tIdent || p.tok.kind == tNumber) && p.tok.off == end; p.advance() {
+		text += p.tok.text
+		end = p.tok.end
+	}
+	d, err := parseRangeDuration(text)
+	if err != nil {
+		return 0, &ParseError{Msg: err.Error()}
+	}
+	if neg {
+		d = -d
+	}
+	return d, nil
+}
+
+func (p *parser) parseOptionalGrouping() (*Grouping, error) {
+	if p.tok.kind != tIdent {
+		return nil, nil
+	}
+	kw := strings.ToLower(p.tok.text)
+	if kw != "by" && kw != "without" {
+		return nil, nil
+	}
+	p.advance()
+	labels, err := p.parseLabelList()
+	if err != nil {
+		return nil, err
+	}
+	return &Grouping{Groups: labels, Without: kw == "without"}, nil
+}
+
+func (p *parser) parseVectorAgg(op string) (Expr, error) {
+	g, err := p.parseOptionalGrouping()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isPunct("(") {
+		return nil, p.syntaxError("(")
+	}
+	p.advance()
+	e := &VectorAggregationExpr{Op: op, Grouping: g}
+	if p.tok.kind == tNumber && (op == "topk" || op == "bottomk" || op == "approx_topk") {
+		lit, err := parseNumber(p.tok)
+		if err != nil {
+			return nil, err
+		}
+		e.Param = &lit.Val
+		if p.advance(); !p.isPunct(",") {
+			return nil, p.syntaxError(",")
+		}
+		p.advance()
+	}
+	inner, err := p.parseExpr(0)
+	if err != nil {
+		return nil, err
+	}
+	se, ok := inner.(SampleExpr)
+	if !ok {
+		return nil, p.syntaxError()
+	}
+	e.Left = se
+	if !p.isPunct(")") {
+		return nil, p.syntaxError(")")
+	}
+	p.advance()
+	if e.Grouping == nil {
+		if e.Grouping, err = p.parseOptionalGrouping(); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (p *parser) parseVector() (Expr, error) {
+	if !p.isPunct("(") {
+		return nil, p.syntaxError("(")
+	}
+	if p.advance().kind != tNumber {
+		return nil, p.syntaxError("NUMBER")
+	}
+	lit, err := parseNumber(p.tok)
+	if err != nil {
+		return nil, err
+	}
+	if p.advance(); !p.isPunct(")") {
+		return nil, p.syntaxError(")")
+	}
+	p.advance()
+	return &VectorExpr{Val: lit.Val}, nil
+}

@@ -1,0 +1,50 @@
+package logql
+
+import "fmt"
+
+// validate applies Loki's checks after parsing (syntax.validateExpr).
+func validate(e Expr) error {
+	switch e := e.(type) {
+	case LogSelectorExpr:
+		return validateMatchers(e.Matchers())
+	case SampleExpr:
+		return validateSample(e)
+	}
+	return &ParseError{Msg: fmt.Sprintf("unexpected expression type: %v", e)}
+}
+
+// unwrapOps need `| unwrap`; the others must not have it.
+var unwrapOps = map[string]bool{
+	"rate_counter": true, "sum_over_time": true, "avg_over_time": true, "min_over_time": true, "max_over_time": true,
+	"stdvar_over_time": true, "stddev_over_time": true, "quantile_over_time": true, "first_over_time": true, "last_over_time": true,
+}
+
+// groupingOps are the range aggregations that accept by/without.
+var groupingOps = map[string]bool{
+	"avg_over_time": true, "stddev_over_time": true, "stdvar_over_time": true, "quantile_over_time": true,
+	"min_over_time": true, "max_over_time": true, "first_over_time": true, "last_over_time": true,
+}
+
+func validateSample(e SampleExpr) error {
+	switch e := e.(type) {
+	case *RangeAggregationExpr:
+		if e.Grouping != nil && !groupingOps[e.Op] {
+			return &ParseError{Msg: fmt.Sprintf("grouping not allowed for %s aggregation", e.Op)}
+		}
+		if unwrapOps[e.Op] {
+			return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s without unwrap", e.Op)}
+		}
+		return validateMatchers(e.Left.Left.Matchers())
+	case *VectorAggregationExpr:
+		if (e.Op == "sort" || e.Op == "sort_desc") && e.Grouping != nil && len(e.Grouping.Groups) > 0 {
+			return &ParseError{Msg: "sort and sort_desc doesn't allow grouping by "}
+		}
+		return validateSample(e.Left)
+	case *BinOpExpr:
+		if err := validateSample(e.LHS); err != nil {
+			return err
+		}
+		return validateSample(e.RHS)
+	}
+	return nil
+}
