@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/push"
@@ -32,6 +33,7 @@ func statusOf(err error) int {
 		ee *engine.Error
 		qe *logql.ParseError
 		ue *logql.UnsupportedError
+		le *exec.LimitError
 	)
 	switch {
 	case errors.As(err, &te):
@@ -46,6 +48,8 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.As(err, &ue):
 		return http.StatusNotImplemented
+	case errors.As(err, &le):
+		return le.Status()
 	case errors.Is(err, context.Canceled):
 		return engine.StatusClientClosedRequest
 	case errors.Is(err, context.DeadlineExceeded):

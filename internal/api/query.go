@@ -86,5 +86,17 @@ func (s *Server) writeResult(w http.ResponseWriter, res *engine.Result, flags lo
 		st.LinesProcessed = res.Streams.Stats.LinesProcessed
 		st.BytesProcessed = res.Streams.Stats.BytesProcessed
 		_, _ = w.Write(lokijson.AppendStreams(nil, res.Streams.Streams, flags, st))
+		return
 	}
+	_, _ = w.Write(appendMetric(nil, res.Metric, st))
+}
+
+func appendMetric(b []byte, m *exec.MetricResult, st lokijson.Stats) []byte {
+	switch m.Kind {
+	case exec.Scalar:
+		return lokijson.AppendScalar(b, m.Scalar, st)
+	case exec.Vector:
+		return lokijson.AppendVector(b, m.Series, st)
+	}
+	return lokijson.AppendMatrix(b, m.Series, st)
 }

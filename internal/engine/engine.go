@@ -67,9 +67,11 @@ type InstantRequest struct {
 	Direction exec.Direction
 }
 
-// Result is a query answer: streams for log queries.
+// Result is a query answer: streams for log queries, a metric result
+// otherwise.
 type Result struct {
 	Streams *exec.LogResult
+	Metric  *exec.MetricResult
 }
 
 // Range answers query_range.
@@ -78,7 +80,7 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	defer cancel()
 	sel, ok := req.Expr.(logql.LogSelectorExpr)
 	if !ok {
-		return nil, unsupported("metric queries")
+		return e.metric(ctx, t, req.Expr, req.Start.UnixNano(), req.End.UnixNano(), req.Step.Nanoseconds())
 	}
 	lq, err := plan.CompileLog(sel)
 	if err != nil {
@@ -99,7 +101,41 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 	if _, ok := req.Expr.(logql.LogSelectorExpr); ok {
 		return nil, &Error{Status: http.StatusBadRequest, Msg: msgLogOnInstant}
 	}
-	return nil, unsupported("metric queries")
+	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	defer cancel()
+	ts := req.Time.UnixNano()
+	return e.metric(ctx, t, req.Expr, ts, ts, 0)
+}
+
+// metric runs a metric query; step 0 makes it an instant query.
+func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, start, end, step int64) (*Result, error) {
+	se, ok := expr.(logql.SampleExpr)
+	if !ok {
+		return nil, unsupported(fmt.Sprintf("the query %s", expr))
+	}
+	m, err := plan.CompileMetric(se)
+	if err != nil {
+		return nil, err
+	}
+	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
+		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
+	})
+	if err != nil {
+		return nil, contextError(ctx, err)
+	}
+	return &Result{Metric: res}, nil
+}
+
+// sortsByValue reports a sort or sort_desc anywhere in the query, which
+// makes Loki keep an instant vector in value order.
+func sortsByValue(e logql.SampleExpr) bool {
+	switch e := e.(type) {
+	case *logql.VectorAggregationExpr:
+		return e.Op == "sort" || e.Op == "sort_desc" || sortsByValue(e.Left)
+	case *logql.BinOpExpr:
+		return sortsByValue(e.LHS) || sortsByValue(e.RHS)
+	}
+	return false
 }
 
 func unsupported(what string) error {

@@ -72,11 +72,16 @@ func (c *collector) intervalAllows(ts int64) bool {
 
 func (c *collector) append(r *logRow) {
 	labels, key := r.labels, r.key
+	metadata := r.metadata
+	if drop := c.req.Query.Drop; len(drop) > 0 {
+		labels, metadata = labels.Without(drop...), metadata.Without(drop...)
+		key = labels.String()
+	}
 	e := model.Entry{TimestampNs: r.ts, Line: r.line}
 	if c.req.Categorize {
-		e.StructuredMetadata = r.metadata
-	} else if len(r.metadata) > 0 {
-		labels = mergeLabels(r.labels, r.metadata)
+		e.StructuredMetadata = metadata
+	} else if len(metadata) > 0 {
+		labels = mergeLabels(labels, metadata)
 		key = labels.String()
 	}
 	s, ok := c.streams[key]

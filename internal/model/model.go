@@ -77,3 +77,49 @@ type Series struct {
 	Metric Labels
 	Points []Point
 }
+
+// Compare orders label sets as Prometheus' labels.Compare does: pairwise by
+// name, then value; a set that is a prefix of another sorts first.
+func Compare(a, b Labels) int {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i].Name != b[i].Name {
+			return strings.Compare(a[i].Name, b[i].Name)
+		}
+		if a[i].Value != b[i].Value {
+			return strings.Compare(a[i].Value, b[i].Value)
+		}
+	}
+	return len(a) - len(b)
+}
+
+// Without returns the set minus the named labels.
+func (ls Labels) Without(names ...string) Labels {
+	out := make(Labels, 0, len(ls))
+	for _, l := range ls {
+		drop := false
+		for _, n := range names {
+			if l.Name == n {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// Only returns the labels whose names are listed.
+func (ls Labels) Only(names ...string) Labels {
+	out := make(Labels, 0, len(names))
+	for _, l := range ls {
+		for _, n := range names {
+			if l.Name == n {
+				out = append(out, l)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -17,14 +17,17 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 	filters := logsql.And{StreamFilter(sel.Matchers())}
 	q := &LogQuery{}
 	for _, st := range sel.Stages() {
-		lf, ok := st.(*logql.LineFilterExpr)
-		if !ok {
+		switch st := st.(type) {
+		case *logql.LineFilterExpr:
+			if f := pushdownLineFilter(st); f != nil {
+				filters = append(filters, f)
+			}
+			q.Local = append(q.Local, st)
+		case *logql.DropLabelsExpr:
+			q.Drop = append(q.Drop, st.Names...)
+		default:
 			return nil, fmt.Errorf("plan: unexpected stage %T", st)
 		}
-		if f := pushdownLineFilter(lf); f != nil {
-			filters = append(filters, f)
-		}
-		q.Local = append(q.Local, lf)
 	}
 	q.Pushdown = filters
 	return q, nil

@@ -19,4 +19,6 @@ type LogQuery struct {
 	Pushdown logsql.Filter
 	// Local are the line checks run on every row, in order.
 	Local []LineMatcher
+	// Drop are label names removed from every entry (| drop).
+	Drop []string
 }

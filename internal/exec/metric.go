@@ -1,0 +1,181 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// MetricRequest is a metric query over steps Start, Start+Step, ..., End
+// (Unix ns); Step 0 is an instant query at Start.
+type MetricRequest struct {
+	Query      plan.Metric
+	Start, End int64
+	Step       int64
+	MaxSeries  int
+	// SortByValue keeps an instant vector in evaluation order (the query
+	// uses sort or sort_desc), as Loki does.
+	SortByValue bool
+}
+
+// ResultKind is Loki's resultType.
+type ResultKind int
+
+// Result kinds of metric queries.
+const (
+	Matrix ResultKind = iota
+	Vector
+	Scalar
+)
+
+// MetricResult is the answer to a metric query.
+type MetricResult struct {
+	Kind   ResultKind
+	Series []model.Series // matrix, or vector with one point per series
+	Scalar model.Point
+}
+
+// LimitError is a query over one of Loki's limits (HTTP 400).
+type LimitError struct{ Msg string }
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// Status is the HTTP status Loki answers with.
+func (e *LimitError) Status() int { return http.StatusBadRequest }
+
+// sample is one series' value at one step.
+type sample struct {
+	labels model.Labels
+	v      float64
+}
+
+// value is a node's result at every step: scalars or vectors.
+type value struct {
+	scalar  bool
+	scalars []float64
+	vectors [][]sample
+}
+
+// evaluator evaluates plan nodes over the request's steps.
+type evaluator struct {
+	c     *backend.Client
+	t     backend.Tenant
+	req   MetricRequest
+	steps []int64 // ns
+}
+
+// RunMetric evaluates a metric query.
+func RunMetric(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest) (*MetricResult, error) {
+	ev := &evaluator{c: c, t: t, req: req, steps: steps(req)}
+	v, err := ev.eval(ctx, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	if req.Step == 0 {
+		return ev.instantResult(v)
+	}
+	return ev.matrixResult(v)
+}
+
+func steps(req MetricRequest) []int64 {
+	if req.Step <= 0 {
+		return []int64{req.Start}
+	}
+	var out []int64
+	for t := req.Start; t <= req.End; t += req.Step {
+		out = append(out, t)
+	}
+	return out
+}
+
+func (ev *evaluator) eval(ctx context.Context, m plan.Metric) (value, error) {
+	switch m := m.(type) {
+	case *plan.Scalar:
+		return ev.constant(m.V, true), nil
+	case *plan.Vector:
+		return ev.constant(m.V, false), nil
+	case *plan.RangeAgg:
+		return ev.rangeAgg(ctx, m)
+	case *plan.VectorAgg:
+		return ev.vectorAgg(ctx, m)
+	case *plan.BinOp:
+		return ev.binOp(ctx, m)
+	}
+	return value{}, fmt.Errorf("exec: unexpected metric node %T", m)
+}
+
+func (ev *evaluator) constant(v float64, scalar bool) value {
+	out := value{scalar: scalar}
+	for range ev.steps {
+		if scalar {
+			out.scalars = append(out.scalars, v)
+		} else {
+			out.vectors = append(out.vectors, []sample{{labels: model.Labels{}, v: v}})
+		}
+	}
+	return out
+}
+
+func ms(ns int64) int64 { return ns / 1e6 }
+
+// matrixResult gathers every series' points, series sorted by labels; a
+// scalar becomes one series without labels, as Loki does.
+func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
+	if v.scalar {
+		s := model.Series{Metric: model.Labels{}}
+		for i, t := range ev.steps {
+			s.Points = append(s.Points, model.Point{TimestampMs: ms(t), Value: v.scalars[i]})
+		}
+		return &MetricResult{Kind: Matrix, Series: []model.Series{s}}, nil
+	}
+	index := map[string]int{}
+	var series []model.Series
+	for i, vec := range v.vectors {
+		for _, s := range vec {
+			k := s.labels.String()
+			j, ok := index[k]
+			if !ok {
+				if err := ev.checkSeries(len(series) + 1); err != nil {
+					return nil, err
+				}
+				j = len(series)
+				index[k] = j
+				series = append(series, model.Series{Metric: s.labels})
+			}
+			series[j].Points = append(series[j].Points, model.Point{TimestampMs: ms(ev.steps[i]), Value: s.v})
+		}
+	}
+	sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
+	return &MetricResult{Kind: Matrix, Series: series}, nil
+}
+
+func (ev *evaluator) instantResult(v value) (*MetricResult, error) {
+	ts := ms(ev.steps[0])
+	if v.scalar {
+		return &MetricResult{Kind: Scalar, Scalar: model.Point{TimestampMs: ts, Value: v.scalars[0]}}, nil
+	}
+	vec := v.vectors[0]
+	if err := ev.checkSeries(len(vec)); err != nil {
+		return nil, err
+	}
+	if !ev.req.SortByValue {
+		sort.SliceStable(vec, func(i, j int) bool { return model.Compare(vec[i].labels, vec[j].labels) < 0 })
+	}
+	out := &MetricResult{Kind: Vector}
+	for _, s := range vec {
+		out.Series = append(out.Series, model.Series{Metric: s.labels, Points: []model.Point{{TimestampMs: ts, Value: s.v}}})
+	}
+	return out, nil
+}
+
+func (ev *evaluator) checkSeries(n int) error {
+	if ev.req.MaxSeries > 0 && n > ev.req.MaxSeries {
+		return &LimitError{Msg: fmt.Sprintf("maximum number of series (%d) reached for a single query; consider reducing query cardinality by adding more specific stream selectors, reducing the time range, or aggregating results with functions like sum(), count() or topk()", ev.req.MaxSeries)}
+	}
+	return nil
+}

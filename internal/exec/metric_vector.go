@@ -1,0 +1,135 @@
+package exec
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// group accumulates one output series of a vector aggregation, with Loki's
+// arithmetic (running mean, Welford variance).
+type group struct {
+	labels  model.Labels
+	value   float64
+	mean    float64
+	count   int
+	members []sample
+}
+
+func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, error) {
+	in, err := ev.eval(ctx, m.Inner)
+	if err != nil {
+		return value{}, err
+	}
+	out := value{vectors: make([][]sample, len(ev.steps))}
+	for i := range ev.steps {
+		if in.scalar {
+			continue
+		}
+		out.vectors[i] = aggregate(m, in.vectors[i])
+	}
+	return out, nil
+}
+
+func aggregate(m *plan.VectorAgg, vec []sample) []sample {
+	if (m.Op == "topk" || m.Op == "bottomk") && m.Param < 1 {
+		return nil
+	}
+	groups := map[string]*group{}
+	var order []string
+	for _, s := range vec {
+		labels := groupLabels(m.Grouping, s.labels)
+		k := labels.String()
+		g, ok := groups[k]
+		if !ok {
+			g = &group{labels: labels, value: s.v, mean: s.v, count: 1, members: []sample{s}}
+			if m.Op == "stddev" || m.Op == "stdvar" {
+				g.value = 0
+			}
+			groups[k] = g
+			order = append(order, k)
+			continue
+		}
+		g.add(m.Op, s)
+	}
+	var out []sample
+	for _, k := range order {
+		out = append(out, groups[k].result(m)...)
+	}
+	return out
+}
+
+func groupLabels(g logql.Grouping, ls model.Labels) model.Labels {
+	if g.Without {
+		return ls.Without(g.Groups...)
+	}
+	return ls.Only(g.Groups...)
+}
+
+func (g *group) add(op string, s sample) {
+	g.members = append(g.members, s)
+	switch op {
+	case "sum":
+		g.value += s.v
+	case "avg":
+		g.count++
+		g.mean += (s.v - g.mean) / float64(g.count)
+	case "max":
+		if g.value < s.v || math.IsNaN(g.value) {
+			g.value = s.v
+		}
+	case "min":
+		if g.value > s.v || math.IsNaN(g.value) {
+			g.value = s.v
+		}
+	case "count":
+		g.count++
+	case "stddev", "stdvar":
+		g.count++
+		delta := s.v - g.mean
+		g.mean += delta / float64(g.count)
+		g.value += delta * (s.v - g.mean)
+	}
+}
+
+func (g *group) result(m *plan.VectorAgg) []sample {
+	switch m.Op {
+	case "avg":
+		return []sample{{labels: g.labels, v: g.mean}}
+	case "count":
+		return []sample{{labels: g.labels, v: float64(g.count)}}
+	case "stddev":
+		return []sample{{labels: g.labels, v: math.Sqrt(g.value / float64(g.count))}}
+	case "stdvar":
+		return []sample{{labels: g.labels, v: g.value / float64(g.count)}}
+	case "topk", "sort_desc":
+		return ranked(g.members, m, true)
+	case "bottomk", "sort":
+		return ranked(g.members, m, false)
+	}
+	return []sample{{labels: g.labels, v: g.value}}
+}
+
+// ranked orders a group's samples by value (NaN last) and keeps the first
+// k for topk/bottomk.
+func ranked(members []sample, m *plan.VectorAgg, desc bool) []sample {
+	s := append([]sample(nil), members...)
+	sort.SliceStable(s, func(i, j int) bool {
+		a, b := s[i].v, s[j].v
+		if math.IsNaN(a) != math.IsNaN(b) {
+			return !math.IsNaN(a)
+		}
+		if desc {
+			return a > b
+		}
+		return a < b
+	})
+	if (m.Op == "topk" || m.Op == "bottomk") && int(m.Param) < len(s) {
+		s = s[:int(m.Param)]
+	}
+	return s
+}

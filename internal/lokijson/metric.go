@@ -1,0 +1,77 @@
+package lokijson
+
+import (
+	"strconv"
+
+	"github.com/vloki/vloki/internal/model"
+)
+
+// Metric answers follow Loki's LokiPromResponse: sample timestamps are
+// seconds as JSON numbers (Prometheus model.Time form, up to ms), values
+// strings formatted with strconv 'f' -1 ("NaN", "+Inf", "-Inf").
+
+// AppendMatrix writes a matrix answer.
+func AppendMatrix(b []byte, series []model.Series, st Stats) []byte {
+	b = append(b, `{"status":"success","data":{"resultType":"matrix","result":[`...)
+	for i, s := range series {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"metric":`...)
+		b = appendLabelsObject(b, s.Metric)
+		b = append(b, `,"values":[`...)
+		for j, p := range s.Points {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendPoint(b, p)
+		}
+		b = append(b, "]}"...)
+	}
+	return appendMetricTail(b, st)
+}
+
+// AppendVector writes a vector answer; each series holds one point.
+func AppendVector(b []byte, series []model.Series, st Stats) []byte {
+	b = append(b, `{"status":"success","data":{"resultType":"vector","result":[`...)
+	for i, s := range series {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"metric":`...)
+		b = appendLabelsObject(b, s.Metric)
+		b = append(b, `,"value":`...)
+		b = appendPoint(b, s.Points[0])
+		b = append(b, '}')
+	}
+	return appendMetricTail(b, st)
+}
+
+// AppendScalar writes a scalar answer.
+func AppendScalar(b []byte, p model.Point, st Stats) []byte {
+	b = append(b, `{"status":"success","data":{"resultType":"scalar","result":`...)
+	b = appendPoint(b, p)
+	b = append(b, `,"stats":`...)
+	b = st.appendTo(b)
+	return append(b, "}}"...)
+}
+
+func appendMetricTail(b []byte, st Stats) []byte {
+	b = append(b, `],"stats":`...)
+	b = st.appendTo(b)
+	return append(b, "}}"...)
+}
+
+// appendPoint writes [seconds,"value"] with seconds as model.Time prints
+// them: integer seconds, or with the milliseconds after a dot.
+func appendPoint(b []byte, p model.Point) []byte {
+	b = append(b, '[')
+	b = appendModelTime(b, p.TimestampMs)
+	b = append(b, ",\""...)
+	b = strconv.AppendFloat(b, p.Value, 'f', -1, 64)
+	return append(b, "\"]"...)
+}
+
+func appendModelTime(b []byte, ms int64) []byte {
+	return strconv.AppendFloat(b, float64(ms)/1000, 'f', -1, 64)
+}

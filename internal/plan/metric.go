@@ -1,0 +1,114 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/vloki/vloki/internal/logql"
+)
+
+// Metric is a compiled metric expression.
+type Metric interface{ metric() }
+
+// RangeAgg is count_over_time, rate, bytes_over_time or bytes_rate over a
+// log query, computed from its rows.
+type RangeAgg struct {
+	Op     string
+	Log    *LogQuery
+	Range  int64 // ns
+	Offset int64 // ns
+}
+
+// VectorAgg aggregates the samples of each step.
+type VectorAgg struct {
+	Op       string
+	Grouping logql.Grouping
+	Param    float64
+	Inner    Metric
+}
+
+// BinOp combines two metrics.
+type BinOp struct {
+	Op       string
+	LHS, RHS Metric
+	Bool     bool
+	Matching *logql.VectorMatching
+}
+
+// Scalar is a number.
+type Scalar struct{ V float64 }
+
+// Vector is vector(V): one series without labels at every step.
+type Vector struct{ V float64 }
+
+func (*RangeAgg) metric()  {}
+func (*VectorAgg) metric() {}
+func (*BinOp) metric()     {}
+func (*Scalar) metric()    {}
+func (*Vector) metric()    {}
+
+// evaluableRangeOps are the range aggregations this slice computes.
+var evaluableRangeOps = map[string]bool{"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true}
+
+// evaluableVectorOps are the vector aggregations this slice computes.
+var evaluableVectorOps = map[string]bool{
+	"sum": true, "avg": true, "min": true, "max": true, "count": true, "stddev": true, "stdvar": true,
+	"topk": true, "bottomk": true, "sort": true, "sort_desc": true,
+}
+
+// CompileMetric plans a metric expression.
+func CompileMetric(e logql.SampleExpr) (Metric, error) {
+	switch e := e.(type) {
+	case *logql.LiteralExpr:
+		return &Scalar{V: e.Val}, nil
+	case *logql.VectorExpr:
+		return &Vector{V: e.Val}, nil
+	case *logql.RangeAggregationExpr:
+		return compileRangeAgg(e)
+	case *logql.VectorAggregationExpr:
+		return compileVectorAgg(e)
+	case *logql.BinOpExpr:
+		return compileBinOp(e)
+	}
+	return nil, &logql.UnsupportedError{What: fmt.Sprintf("the expression %s", e)}
+}
+
+func compileRangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
+	if !evaluableRangeOps[e.Op] {
+		return nil, &logql.UnsupportedError{What: e.Op}
+	}
+	lq, err := CompileLog(e.Left.Left)
+	if err != nil {
+		return nil, err
+	}
+	return &RangeAgg{Op: e.Op, Log: lq, Range: int64(e.Left.Interval), Offset: int64(e.Left.Offset)}, nil
+}
+
+func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
+	if !evaluableVectorOps[e.Op] {
+		return nil, &logql.UnsupportedError{What: e.Op}
+	}
+	inner, err := CompileMetric(e.Left)
+	if err != nil {
+		return nil, err
+	}
+	v := &VectorAgg{Op: e.Op, Inner: inner}
+	if e.Grouping != nil {
+		v.Grouping = *e.Grouping
+	}
+	if e.Param != nil {
+		v.Param = *e.Param
+	}
+	return v, nil
+}
+
+func compileBinOp(e *logql.BinOpExpr) (Metric, error) {
+	lhs, err := CompileMetric(e.LHS)
+	if err != nil {
+		return nil, err
+	}
+	rhs, err := CompileMetric(e.RHS)
+	if err != nil {
+		return nil, err
+	}
+	return &BinOp{Op: e.Op, LHS: lhs, RHS: rhs, Bool: e.ReturnBool, Matching: e.Matching}, nil
+}
