@@ -2,6 +2,7 @@ package backend_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -63,4 +64,8 @@ func TestPushQueryRoundTrip(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(vltest.Main(m))
 }

@@ -129,5 +129,5 @@ func decodeStreams(t *testing.T, r response) streamsResult {
 }
 
 func TestMain(m *testing.M) {
-	os.Exit(m.Run())
+	os.Exit(vltest.Main(m))
 }

@@ -149,6 +149,8 @@ var (
 	embeddedOnce   sync.Once
 	embeddedClient *backend.Client
 	embeddedErr    error
+	embeddedEngine *embedded.Engine
+	embeddedDir    string
 )
 
 // Embedded returns a client of the process-wide embedded engine, started on
@@ -165,9 +167,21 @@ func Embedded() (*backend.Client, error) {
 			embeddedErr = err
 			return
 		}
+		embeddedEngine, embeddedDir = eng, dir
 		embeddedClient, embeddedErr = backend.New("http://embedded", eng.RoundTripper(), backend.Options{})
 	})
 	return embeddedClient, embeddedErr
+}
+
+// Main runs a test binary's tests and then stops the embedded engine and
+// removes its data: call it from TestMain.
+func Main(m *testing.M) int {
+	code := m.Run()
+	if embeddedEngine != nil {
+		embeddedEngine.Stop()
+		_ = os.RemoveAll(embeddedDir)
+	}
+	return code
 }
 
 // Both returns the external process and the embedded engine, the process
