@@ -24,3 +24,12 @@ fmt:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+## parity-record: record Loki v3.7.8's answers to the corpus (builds Loki; not part of CI)
+parity-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  $(GO) run ./cmd/parity record -url $$LOKI_URL -dir parity
+
+## parity: compare vloki with the goldens on both backends and print the score
+parity:
+	$(GO) test -count=1 -run TestParity -v ./internal/parity/ | grep -v '^=== ' 
