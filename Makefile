@@ -32,4 +32,4 @@ parity-record:
 
 ## parity: compare vloki with the goldens on both backends and print the score
 parity:
-	$(GO) test -count=1 -run TestParity -v ./internal/parity/ | grep -v '^=== ' 
+	$(GO) test -count=1 -run TestParity -v ./internal/parity/

@@ -105,6 +105,8 @@ func (ev *evaluator) eval(ctx context.Context, m plan.Metric) (value, error) {
 		return ev.vectorAgg(ctx, m)
 	case *plan.BinOp:
 		return ev.binOp(ctx, m)
+	case *plan.SumOfRange:
+		return ev.sumOfRange(ctx, m)
 	}
 	return value{}, fmt.Errorf("exec: unexpected metric node %T", m)
 }

@@ -25,3 +25,11 @@ func TestQueryString(t *testing.T) {
 		}
 	}
 }
+
+func TestBucketStats(t *testing.T) {
+	q := Query{Filter: Any{}, Pipes: []Pipe{BucketStats{BucketNs: 60e9, OffsetNs: 1, By: []string{"detected_level", "a.b"}, Exclude: "vloki.empty_line"}}}
+	want := `* | stats by (_time:60000000000ns offset 1ns, detected_level, a.b) count() as c, sum_len(_msg) if (!(vloki.empty_line:="1")) as b`
+	if got := q.String(); got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

@@ -39,7 +39,8 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 // |= "x" is a substring match, so it becomes the regex filter ~"<quoted x>"
 // (LogsQL's bare "x" is a word match). Empty lines are stored as marker
 // rows whose _msg is VictoriaLogs' placeholder, so when the filter keeps an
-// empty line the marker rows are added back for the local check.
+// empty line the marker rows are added back, and otherwise excluded, so the
+// filter is exact and VictoriaLogs can aggregate on it.
 func pushdownLineFilter(f *logql.LineFilterExpr) logsql.Filter {
 	alts := make(logsql.Or, 0, len(f.Values))
 	for _, v := range f.Values {
@@ -59,8 +60,9 @@ func pushdownLineFilter(f *logql.LineFilterExpr) logsql.Filter {
 	if f.Type.Negative() {
 		out = logsql.Not{F: alts}
 	}
+	marker := logsql.Exact{Field: backend.EmptyLineField, Value: "1"}
 	if f.Match("") {
-		out = logsql.Or{out, logsql.Exact{Field: backend.EmptyLineField, Value: "1"}}
+		return logsql.Or{out, marker}
 	}
-	return out
+	return logsql.And{out, logsql.Not{F: marker}}
 }

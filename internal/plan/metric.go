@@ -34,17 +34,25 @@ type BinOp struct {
 	Matching *logql.VectorMatching
 }
 
+// SumOfRange is `sum by (labels) (<range aggregation>)` computed inside
+// VictoriaLogs: counts and byte sums per time bucket and label group.
+type SumOfRange struct {
+	Range *RangeAgg
+	By    []string
+}
+
 // Scalar is a number.
 type Scalar struct{ V float64 }
 
 // Vector is vector(V): one series without labels at every step.
 type Vector struct{ V float64 }
 
-func (*RangeAgg) metric()  {}
-func (*VectorAgg) metric() {}
-func (*BinOp) metric()     {}
-func (*Scalar) metric()    {}
-func (*Vector) metric()    {}
+func (*RangeAgg) metric()   {}
+func (*VectorAgg) metric()  {}
+func (*BinOp) metric()      {}
+func (*Scalar) metric()     {}
+func (*SumOfRange) metric() {}
+func (*Vector) metric()     {}
 
 // evaluableRangeOps are the range aggregations this slice computes.
 var evaluableRangeOps = map[string]bool{"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true}
@@ -91,6 +99,9 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 	if err != nil {
 		return nil, err
 	}
+	if s := sumOfRange(e, inner); s != nil {
+		return s, nil
+	}
 	v := &VectorAgg{Op: e.Op, Inner: inner}
 	if e.Grouping != nil {
 		v.Grouping = *e.Grouping
@@ -111,4 +122,25 @@ func compileBinOp(e *logql.BinOpExpr) (Metric, error) {
 		return nil, err
 	}
 	return &BinOp{Op: e.Op, LHS: lhs, RHS: rhs, Bool: e.ReturnBool, Matching: e.Matching}, nil
+}
+
+// sumOfRange recognises sum [by (...)] over a range aggregation whose log
+// query VictoriaLogs evaluates exactly, where no grouping label is dropped.
+func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
+	ra, ok := inner.(*RangeAgg)
+	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) {
+		return nil
+	}
+	var by []string
+	if e.Grouping != nil {
+		by = e.Grouping.Groups
+	}
+	for _, b := range by {
+		for _, d := range ra.Log.Drop {
+			if b == d {
+				return nil
+			}
+		}
+	}
+	return &SumOfRange{Range: ra, By: by}
 }

@@ -1,0 +1,98 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/plan"
+	"github.com/vloki/vloki/internal/tenant"
+)
+
+// TestSumOfRangePushdownMatchesRows checks that sums computed from
+// VictoriaLogs' time buckets equal the same sums computed from raw rows,
+// over ranges, steps and offsets that do and do not divide each other.
+func TestSumOfRangePushdownMatchesRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var byApp = map[string][]entry{}
+	for i := 0; i < 2000; i++ {
+		app := fmt.Sprintf("p%d", r.IntN(3))
+		ts := base.Add(time.Duration(r.Int64N(int64(3 * time.Hour))))
+		if i%10 == 0 {
+			ts = ts.Truncate(time.Minute) // exactly on step boundaries
+		}
+		line := []string{"", "error x", "level=warn y", "info zz"}[r.IntN(4)]
+		byApp[app] = append(byApp[app], entry{ns(ts), line})
+	}
+	tenantPair := (&tenant.Resolver{}).Map("pd")
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			for app, es := range byApp {
+				tg.pushJSON(t, "pd", jsonPush(map[string]string{"app": app}, es...))
+			}
+			for _, q := range []string{
+				`sum by (detected_level) (count_over_time({app=~"p.*"}[5m]))`,
+				`sum(bytes_over_time({app=~"p.*"} |= "x" [7m] offset 3m))`,
+				`sum by (app) (count_over_time({app=~"p.*"} != "error" [1h]))`,
+				`sum by (app, detected_level) (rate({app=~"p.*"} |~ "^$|zz" [90s]))`,
+			} {
+				for _, stepRange := range [][3]time.Duration{{time.Minute, 0, 0}, {5 * time.Minute, 0, 17 * time.Second}, {7 * time.Minute, 0, 0}, {0, 0, 0}} {
+					compareSumOfRange(t, tg.vl, tenantPair, q, stepRange[0], stepRange[2])
+				}
+			}
+		})
+	}
+}
+
+func compareSumOfRange(t *testing.T, c *backend.Client, tn backend.Tenant, query string, step, shift time.Duration) {
+	t.Helper()
+	e, err := logql.ParseExpr(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := plan.CompileMetric(e.(logql.SampleExpr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pushed, ok := m.(*plan.SumOfRange)
+	if !ok {
+		t.Fatalf("%s not pushed down: %T", query, m)
+	}
+	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: pushed.By}, Inner: pushed.Range}
+	req := exec.MetricRequest{Start: base.Add(shift).UnixNano(), End: base.Add(3*time.Hour + shift).UnixNano(), Step: step.Nanoseconds()}
+	if step == 0 {
+		req.Start = base.Add(2 * time.Hour).UnixNano()
+		req.End = req.Start
+	}
+	req.Query = pushed
+	a, err := exec.RunMetric(context.Background(), c, tn, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Query = raw
+	b, err := exec.RunMetric(context.Background(), c, tn, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Series) != len(b.Series) {
+		t.Fatalf("%s step %s: %d series pushed down, %d from rows", query, step, len(a.Series), len(b.Series))
+	}
+	for i := range a.Series {
+		sa, sb := a.Series[i], b.Series[i]
+		if sa.Metric.String() != sb.Metric.String() || len(sa.Points) != len(sb.Points) {
+			t.Fatalf("%s step %s: series %d: %s (%d points) vs %s (%d points)", query, step, i, sa.Metric, len(sa.Points), sb.Metric, len(sb.Points))
+		}
+		for j := range sa.Points {
+			pa, pb := sa.Points[j], sb.Points[j]
+			if pa.TimestampMs != pb.TimestampMs || math.Abs(pa.Value-pb.Value) > 1e-9*math.Max(1, math.Abs(pb.Value)) {
+				t.Fatalf("%s step %s: %s point %d: %v vs %v", query, step, sa.Metric, j, pa, pb)
+			}
+		}
+	}
+}

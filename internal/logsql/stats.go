@@ -1,0 +1,36 @@
+package logsql
+
+import "strconv"
+
+// BucketStats is `stats by (_time:<bucket> offset <offset>, by...)
+// count() as c, sum_len(_msg) if (!(<exclude>:="1")) as b`: per time bucket
+// [offset + k*bucket, offset + (k+1)*bucket) and label group, the number of
+// rows and the bytes of their _msg (rows marked by Exclude count 0 bytes).
+type BucketStats struct {
+	BucketNs, OffsetNs int64
+	By                 []string
+	Exclude            string
+}
+
+func (p BucketStats) appendTo(b []byte) []byte {
+	b = append(b, "stats by (_time:"...)
+	b = appendNs(b, p.BucketNs)
+	b = append(b, " offset "...)
+	b = appendNs(b, p.OffsetNs)
+	for _, f := range p.By {
+		b = append(b, ", "...)
+		b = appendFieldName(b, f)
+	}
+	b = append(b, ") count() as c, sum_len(_msg)"...)
+	if p.Exclude != "" {
+		b = append(b, " if ("...)
+		b = Not{F: Exact{Field: p.Exclude, Value: "1"}}.appendTo(b)
+		b = append(b, ')')
+	}
+	return append(b, " as b"...)
+}
+
+func appendNs(b []byte, ns int64) []byte {
+	b = strconv.AppendInt(b, ns, 10)
+	return append(b, "ns"...)
+}
