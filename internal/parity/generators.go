@@ -89,7 +89,7 @@ func durationsAndSizes(r *rand.Rand, _ int, _ time.Time) (string, model.Labels) 
 func jsonAuth(r *rand.Rand, _ int, _ time.Time) (string, model.Labels) {
 	ok := r.IntN(5) != 0
 	return fmt.Sprintf(`{"severity":%q,"message":"login %s","user":"user%d@example.com","mfa":%t,"attempts":%d,"ip":"203.0.113.%d"}`,
-		map[bool]string{true: "info", false: "warning"}[ok], map[bool]string{true: "succeeded", false: "failed"}[ok], r.IntN(60), r.IntN(2) == 0, 1+r.IntN(3), r.IntN(255)),
+			map[bool]string{true: "info", false: "warning"}[ok], map[bool]string{true: "succeeded", false: "failed"}[ok], r.IntN(60), r.IntN(2) == 0, 1+r.IntN(3), r.IntN(255)),
 		md("user", fmt.Sprintf("user%d", r.IntN(60)))
 }
 

@@ -130,4 +130,3 @@ func Report(results []Result) string {
 	fmt.Fprintf(&b, "%-32s %4d/%-4d %6.1f%%\n", "TOTAL", all.pass, all.total, 100*float64(all.pass)/float64(max(all.total, 1)))
 	return b.String()
 }
-
