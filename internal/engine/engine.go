@@ -80,7 +80,9 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	defer cancel()
 	sel, ok := req.Expr.(logql.LogSelectorExpr)
 	if !ok {
-		return e.metric(ctx, t, req.Expr, req.Start.UnixNano(), req.End.UnixNano(), req.Step.Nanoseconds())
+		step := req.Step.Milliseconds() * 1e6
+		start, end := alignToStep(req.Start.UnixNano(), req.End.UnixNano(), step)
+		return e.metric(ctx, t, req.Expr, start, end, step)
 	}
 	lq, err := plan.CompileLog(sel)
 	if err != nil {
@@ -119,6 +121,7 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	}
 	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
+		OrderByLabelString: step > 0 && frontendSplits(start, end, step, se) > 1,
 	})
 	if err != nil {
 		return nil, contextError(ctx, err)
@@ -151,4 +154,17 @@ func contextError(ctx context.Context, err error) error {
 		return &Error{Status: StatusClientClosedRequest, Msg: msgCancelled}
 	}
 	return err
+}
+
+// alignToStep rounds start down and end up to multiples of the step, as
+// Loki's query frontend does before splitting a metric query (the step
+// counts in whole milliseconds there).
+func alignToStep(start, end, step int64) (int64, int64) {
+	if step <= 0 {
+		return start, end
+	}
+	if mod := end % step; mod != 0 {
+		end += step - mod
+	}
+	return start - start%step, end
 }

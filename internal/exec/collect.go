@@ -9,13 +9,14 @@ import (
 // collector applies the local stages, de-duplication, interval and limit to
 // rows arriving in direction order, and groups the survivors into streams.
 type collector struct {
-	req     LogRequest
-	n       int
-	last    *logRow
-	lastTs  int64
-	emitted bool
-	streams map[string]*model.Stream
-	stats   Stats
+	req      LogRequest
+	n        int // entries taken toward the limit
+	emittedN int
+	last     *logRow
+	lastTs   int64
+	emitted  bool
+	streams  map[string]*model.Stream
+	stats    Stats
 }
 
 func newCollector(req LogRequest) *collector {
@@ -42,12 +43,18 @@ func (c *collector) add(r *logRow) {
 			return
 		}
 	}
-	if c.isDuplicate(r) || !c.intervalAllows(r.ts) {
+	if c.isDuplicate(r) {
 		return
 	}
+	// Loki takes the first `limit` entries, then drops those the interval
+	// rule rejects: the limit counts entries before the interval applies.
 	c.last = r
-	c.lastTs, c.emitted = r.ts, true
 	c.n++
+	if !c.intervalAllows(r.ts) {
+		return
+	}
+	c.lastTs, c.emitted = r.ts, true
+	c.emittedN++
 	c.append(r)
 }
 
@@ -102,7 +109,7 @@ func (c *collector) result() *LogResult {
 	for _, k := range keys {
 		out.Streams = append(out.Streams, *c.streams[k])
 	}
-	out.Stats.EntriesReturned = c.n
+	out.Stats.EntriesReturned = c.emittedN
 	return out
 }
 

@@ -167,14 +167,19 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 	return rows, err
 }
 
-// sortRows puts rows in direction order; equal timestamps are ordered by
-// stream labels, then line, which also puts duplicates side by side.
+// sortRows puts rows in direction order. Entries of different streams that
+// share a timestamp follow Loki's merge order: ascending stream fingerprint
+// in both directions. Within a stream, lines order them, which also puts
+// duplicates side by side.
 func (w *walker) sortRows(rows []logRow) {
 	backward := w.req.Direction == Backward
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]
 		if a.ts != b.ts {
 			return (a.ts > b.ts) == backward
+		}
+		if a.hash != b.hash {
+			return a.hash < b.hash
 		}
 		if a.key != b.key {
 			return a.key < b.key

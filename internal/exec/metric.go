@@ -21,6 +21,10 @@ type MetricRequest struct {
 	// SortByValue keeps an instant vector in evaluation order (the query
 	// uses sort or sort_desc), as Loki does.
 	SortByValue bool
+	// OrderByLabelString orders matrix series by label string, as Loki's
+	// frontend does when it merged several split answers; otherwise they
+	// follow Prometheus' labels.Compare, as Loki's engine does.
+	OrderByLabelString bool
 }
 
 // ResultKind is Loki's resultType.
@@ -152,14 +156,18 @@ func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
 			series[j].Points = append(series[j].Points, model.Point{TimestampMs: ms(ev.steps[i]), Value: s.v})
 		}
 	}
-	sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
+	if ev.req.OrderByLabelString {
+		sort.Slice(series, func(i, j int) bool { return series[i].Metric.String() < series[j].Metric.String() })
+	} else {
+		sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
+	}
 	return &MetricResult{Kind: Matrix, Series: series}, nil
 }
 
 func (ev *evaluator) instantResult(v value) (*MetricResult, error) {
 	ts := ms(ev.steps[0])
 	if v.scalar {
-		return &MetricResult{Kind: Scalar, Scalar: model.Point{TimestampMs: ts, Value: v.scalars[0]}}, nil
+		return &MetricResult{Kind: Scalar, Scalar: model.Point{TimestampMs: scalarTimestampMs(ts), Value: v.scalars[0]}}, nil
 	}
 	vec := v.vectors[0]
 	if err := ev.checkSeries(len(vec)); err != nil {
@@ -180,4 +188,14 @@ func (ev *evaluator) checkSeries(n int) error {
 		return &LimitError{Msg: fmt.Sprintf("maximum number of series (%d) reached for a single query; consider reducing query cardinality by adding more specific stream selectors, reducing the time range, or aggregating results with functions like sum(), count() or topk()", ev.req.MaxSeries)}
 	}
 	return nil
+}
+
+// scalarTimestampMs reproduces what Loki v3.7.8's query frontend does to
+// an instant scalar's timestamp: it reads the milliseconds as seconds,
+// converts them to nanoseconds with int64 wrap-around, divides by 1e6 and
+// reads the result as seconds again. Clients see that value, so vloki
+// answers it too.
+func scalarTimestampMs(ms int64) int64 {
+	ns := int64(uint64(ms) * 1e9)
+	return (ns / 1e6) * 1000
 }

@@ -25,6 +25,11 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 	if err != nil {
 		return value{}, err
 	}
+	if !shardableVectorOps[m.Op] {
+		if err := ev.checkSeries(distinctSeries(in)); err != nil {
+			return value{}, err
+		}
+	}
 	out := value{vectors: make([][]sample, len(ev.steps))}
 	for i := range ev.steps {
 		if in.scalar {
@@ -33,6 +38,21 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 		out.vectors[i] = aggregate(m, in.vectors[i])
 	}
 	return out, nil
+}
+
+// shardableVectorOps are the aggregations Loki's frontend splits into
+// per-shard partial aggregations. For the others it evaluates the inner
+// expression downstream and its series count meets max_query_series.
+var shardableVectorOps = map[string]bool{"sum": true, "avg": true, "count": true, "max": true, "min": true, "approx_topk": true}
+
+func distinctSeries(v value) int {
+	seen := map[string]bool{}
+	for _, vec := range v.vectors {
+		for _, s := range vec {
+			seen[s.labels.String()] = true
+		}
+	}
+	return len(seen)
 }
 
 func aggregate(m *plan.VectorAgg, vec []sample) []sample {

@@ -13,6 +13,7 @@ import (
 type logRow struct {
 	labels   model.Labels // stream labels, sorted
 	key      string       // labels.String(), cached for ordering
+	hash     uint64       // labels.Hash(): Loki's stream fingerprint
 	ts       int64
 	line     string
 	metadata model.Labels // structured metadata, sorted
@@ -22,7 +23,7 @@ type logRow struct {
 func toLogRow(r *backend.Row, streams *streamCache) (logRow, error) {
 	var out logRow
 	var err error
-	if out.labels, out.key, err = streams.get(r.Get("_stream")); err != nil {
+	if out.labels, out.key, out.hash, err = streams.get(r.Get("_stream")); err != nil {
 		return out, err
 	}
 	if out.ts, err = parseTime(r.Get("_time")); err != nil {
@@ -79,19 +80,20 @@ type streamCache struct {
 type cachedStream struct {
 	labels model.Labels
 	key    string
+	hash   uint64
 }
 
 func newStreamCache() *streamCache { return &streamCache{m: map[string]cachedStream{}} }
 
-func (c *streamCache) get(raw []byte) (model.Labels, string, error) {
+func (c *streamCache) get(raw []byte) (model.Labels, string, uint64, error) {
 	if s, ok := c.m[string(raw)]; ok {
-		return s.labels, s.key, nil
+		return s.labels, s.key, s.hash, nil
 	}
 	ls, err := backend.ParseStream(string(raw))
 	if err != nil {
-		return nil, "", err
+		return nil, "", 0, err
 	}
-	s := cachedStream{labels: ls, key: ls.String()}
+	s := cachedStream{labels: ls, key: ls.String(), hash: ls.Hash()}
 	c.m[string(raw)] = s
-	return s.labels, s.key, nil
+	return s.labels, s.key, s.hash, nil
 }

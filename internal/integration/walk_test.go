@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vloki/vloki/internal/model"
 )
 
 // TestLimitWalkMatchesReference pushes entries over several hours, with
@@ -37,6 +39,11 @@ func TestLimitWalkMatchesReference(t *testing.T) {
 		all = append(all, p)
 		byApp[app] = append(byApp[app], entry{ns(ts), p.line})
 	}
+	// Loki orders entries of different streams sharing a timestamp by
+	// ascending stream fingerprint, in both directions.
+	fingerprint := func(app string) uint64 {
+		return model.Labels{{Name: "app", Value: app}, {Name: "service_name", Value: app}}.Hash()
+	}
 	reference := func(backward bool, limit int) string {
 		s := append([]pushed(nil), all...)
 		sort.Slice(s, func(i, j int) bool {
@@ -44,7 +51,7 @@ func TestLimitWalkMatchesReference(t *testing.T) {
 				return (s[i].ts > s[j].ts) == backward
 			}
 			if s[i].app != s[j].app {
-				return s[i].app < s[j].app
+				return fingerprint(s[i].app) < fingerprint(s[j].app)
 			}
 			return s[i].line < s[j].line
 		})

@@ -55,11 +55,11 @@ type Matcher struct {
 func NewMatcher(t MatchType, name, value string) (*Matcher, error) {
 	m := &Matcher{Type: t, Name: name, Value: value}
 	if t == MatchRegexp || t == MatchNotRegexp {
-		re, err := regexp.Compile("^(?s:" + value + ")$")
-		if err != nil {
+		// Errors name the regex as written, as Prometheus reports them.
+		if _, err := regexp.Compile(value); err != nil {
 			return nil, err
 		}
-		m.re = re
+		m.re = regexp.MustCompile("^(?s:" + value + ")$")
 	}
 	return m, nil
 }

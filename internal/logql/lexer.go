@@ -72,10 +72,9 @@ func newLexer(input string) *lexer {
 
 func (l *lexer) next() token {
 	r := l.s.Scan()
+	// Loki reports the scanner's Position as it stands: line 0 when it was
+	// invalidated (at the end of empty input, after a range's brackets).
 	pos := l.s.Position
-	if !pos.IsValid() {
-		pos = l.s.Pos()
-	}
 	tok := token{line: pos.Line, col: pos.Column, off: pos.Offset}
 	switch r {
 	case scanner.EOF:
@@ -110,6 +109,7 @@ func (l *lexer) rangeToken(tok token) token {
 	for r := l.s.Next(); r != scanner.EOF; r = l.s.Next() {
 		if r == ']' {
 			tok.kind, tok.text = tRange, b.String()
+			tok.line = 0 // reading on with Next invalidates the line, not the column
 			return tok
 		}
 		b.WriteRune(r)

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Label is one name/value pair.
@@ -122,4 +124,21 @@ func (ls Labels) Only(names ...string) Labels {
 		}
 	}
 	return out
+}
+
+// Hash is Prometheus' labels hash (xxhash of name, 0xff, value, 0xff for
+// every label): Loki's stream fingerprint, which orders entries of
+// different streams that share a timestamp.
+func (ls Labels) Hash() uint64 {
+	var b []byte
+	for _, l := range ls {
+		if l.Name == "__name__" {
+			continue
+		}
+		b = append(b, l.Name...)
+		b = append(b, 0xff)
+		b = append(b, l.Value...)
+		b = append(b, 0xff)
+	}
+	return xxhash.Sum64(b)
 }

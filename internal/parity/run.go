@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -78,6 +80,7 @@ func RunCases(ctx context.Context, baseURL, tenant string, cases []Case, goldens
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", c.ID, err)
 		}
+		dumpAnswer(got)
 		out = append(out, Result{Case: c, Diffs: Compare(c, want, got)})
 	}
 	return out, nil
@@ -129,4 +132,15 @@ func Report(results []Result) string {
 	}
 	fmt.Fprintf(&b, "%-32s %4d/%-4d %6.1f%%\n", "TOTAL", all.pass, all.total, 100*float64(all.pass)/float64(max(all.total, 1)))
 	return b.String()
+}
+
+// dumpAnswer writes vloki's answer to $PARITY_DUMP/<id>.json when set, for
+// inspecting differences by hand.
+func dumpAnswer(a Answer) {
+	dir := os.Getenv("PARITY_DUMP")
+	if dir == "" {
+		return
+	}
+	_ = os.MkdirAll(dir, 0o755)
+	_ = os.WriteFile(filepath.Join(dir, a.ID+".json"), []byte(a.Body), 0o644)
 }
