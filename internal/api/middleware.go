@@ -82,16 +82,26 @@ type tenantKey struct{}
 // tenantQuery resolves the tenant before the handler runs.
 func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		name, t, err := s.d.Tenants.Resolve(r.Header)
-		if err != nil {
-			writeError(w, err)
+		t, ok := s.resolveTenant(w, r)
+		if !ok {
 			return
-		}
-		if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-			info.tenant = name
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
 	}
+}
+
+// resolveTenant maps the request's tenant, noting it for the log line; on
+// failure it answers the request itself.
+func (s *Server) resolveTenant(w http.ResponseWriter, r *http.Request) (backend.Tenant, bool) {
+	name, t, err := s.d.Tenants.Resolve(r.Header)
+	if err != nil {
+		writeError(w, err)
+		return t, false
+	}
+	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		info.tenant = name
+	}
+	return t, true
 }
 
 // tenantFrom returns the tenant tenantQuery resolved.

@@ -14,13 +14,9 @@ func (s *Server) push(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
-	name, t, err := s.d.Tenants.Resolve(r.Header)
-	if err != nil {
-		writeError(w, err)
+	t, ok := s.resolveTenant(w, r)
+	if !ok {
 		return
-	}
-	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-		info.tenant = name
 	}
 	req, err := push.Decode(r, s.d.MaxPushBodyBytes)
 	if err != nil {

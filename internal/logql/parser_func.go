@@ -43,16 +43,11 @@ func (p *parser) parseRangeAgg(op string) (Expr, error) {
 	}
 	p.advance()
 	e := &RangeAggregationExpr{Op: op}
+	var err error
 	if p.tok.kind == tNumber {
-		lit, err := parseNumber(p.tok)
-		if err != nil {
+		if e.Param, err = p.parseParam(); err != nil {
 			return nil, err
 		}
-		e.Param = &lit.Val
-		if p.advance(); !p.isPunct(",") {
-			return nil, p.syntaxError(",")
-		}
-		p.advance()
 	}
 	r, err := p.parseLogRange()
 	if err != nil {
@@ -216,15 +211,9 @@ func (p *parser) parseVectorAgg(op string) (Expr, error) {
 	p.advance()
 	e := &VectorAggregationExpr{Op: op, Grouping: g}
 	if p.tok.kind == tNumber && (op == "topk" || op == "bottomk" || op == "approx_topk") {
-		lit, err := parseNumber(p.tok)
-		if err != nil {
+		if e.Param, err = p.parseParam(); err != nil {
 			return nil, err
 		}
-		e.Param = &lit.Val
-		if p.advance(); !p.isPunct(",") {
-			return nil, p.syntaxError(",")
-		}
-		p.advance()
 	}
 	inner, err := p.parseExpr(0)
 	if err != nil {
@@ -263,4 +252,17 @@ func (p *parser) parseVector() (Expr, error) {
 	}
 	p.advance()
 	return &VectorExpr{Val: lit.Val}, nil
+}
+
+// parseParam reads a function's leading `NUMBER ,`.
+func (p *parser) parseParam() (*float64, error) {
+	lit, err := parseNumber(p.tok)
+	if err != nil {
+		return nil, err
+	}
+	if p.advance(); !p.isPunct(",") {
+		return nil, p.syntaxError(",")
+	}
+	p.advance()
+	return &lit.Val, nil
 }

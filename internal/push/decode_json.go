@@ -12,14 +12,9 @@ import (
 // decodeJSON reads Loki's v1 JSON push:
 // {"streams":[{"stream":{...},"values":[["<ns>","line",{metadata}]]}]}.
 func decodeJSON(data []byte) (*Request, error) {
-	data, err := trimmed(data)
+	v, err := parseJSONBody(data)
 	if err != nil {
-		return nil, badRequest("%s", err)
-	}
-	var p fastjson.Parser
-	v, err := p.ParseBytes(data)
-	if err != nil {
-		return nil, badRequest("%s", err)
+		return nil, err
 	}
 	req := &Request{}
 	for _, sv := range v.GetArray("streams") {
@@ -115,14 +110,9 @@ func decodeMetadata(v *fastjson.Value) (model.Labels, error) {
 // decodeLegacyJSON reads /api/prom/push's JSON:
 // {"streams":[{"labels":"{a=\"b\"}","entries":[{"ts":"<RFC3339Nano>","line":"..."}]}]}.
 func decodeLegacyJSON(data []byte) (*Request, error) {
-	data, err := trimmed(data)
+	v, err := parseJSONBody(data)
 	if err != nil {
-		return nil, badRequest("%s", err)
-	}
-	var p fastjson.Parser
-	v, err := p.ParseBytes(data)
-	if err != nil {
-		return nil, badRequest("%s", err)
+		return nil, err
 	}
 	req := &Request{}
 	for _, sv := range v.GetArray("streams") {
@@ -141,4 +131,18 @@ func decodeLegacyJSON(data []byte) (*Request, error) {
 		req.Streams = append(req.Streams, s)
 	}
 	return req, nil
+}
+
+// parseJSONBody parses a non-empty JSON body.
+func parseJSONBody(data []byte) (*fastjson.Value, error) {
+	data, err := trimmed(data)
+	if err != nil {
+		return nil, badRequest("%s", err)
+	}
+	var p fastjson.Parser
+	v, err := p.ParseBytes(data)
+	if err != nil {
+		return nil, badRequest("%s", err)
+	}
+	return v, nil
 }
