@@ -116,3 +116,23 @@ func TestBuildInfoAndReady(t *testing.T) {
 		t.Fatalf("ready %d %q", r.status, r.body)
 	}
 }
+
+func TestVolume(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.pushJSON(t, "vol", jsonPush(map[string]string{"app": "big"}, entry{ns(base), "0123456789"}, entry{ns(base.Add(time.Second)), "0123456789"}))
+			tg.pushJSON(t, "vol", jsonPush(map[string]string{"app": "small"}, entry{ns(base), "01234"}, entry{ns(base.Add(time.Second)), ""}))
+			p := url.Values{"query": {`{app=~".+"}`}, "start": {ns(base)}, "end": {ns(base.Add(time.Minute))}}
+			r := tg.get(t, "/loki/api/v1/index/volume", "vol", p, nil)
+			typ, res := metricResult(t, r)
+			want := `[{"metric":{"app":"big"},"value":[` + secs(base.Add(time.Minute)) + `,"20"]},{"metric":{"app":"small"},"value":[` + secs(base.Add(time.Minute)) + `,"5"]}]`
+			if typ != "vector" || res != want {
+				t.Fatalf("volume: %s %s\nwant %s", typ, res, want)
+			}
+			p.Set("aggregateBy", "nope")
+			if r := tg.get(t, "/loki/api/v1/index/volume", "vol", p, nil); r.status != 400 || string(r.body) != "invalid aggregation option" {
+				t.Fatalf("bad aggregateBy: %d %s", r.status, r.body)
+			}
+		})
+	}
+}

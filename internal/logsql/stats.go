@@ -3,6 +3,7 @@ package logsql
 import "strconv"
 
 // BucketStats is `stats by (_time:<bucket> offset <offset>, by...)
+// (without the _time bucket when BucketNs is 0)
 // count() as c, sum_len(_msg) if (!(<exclude>:="1")) as b`: per time bucket
 // [offset + k*bucket, offset + (k+1)*bucket) and label group, the number of
 // rows and the bytes of their _msg (rows marked by Exclude count 0 bytes).
@@ -13,13 +14,19 @@ type BucketStats struct {
 }
 
 func (p BucketStats) appendTo(b []byte) []byte {
-	b = append(b, "stats by (_time:"...)
-	b = appendNs(b, p.BucketNs)
-	b = append(b, " offset "...)
-	b = appendNs(b, p.OffsetNs)
+	b = append(b, "stats by ("...)
+	sep := ""
+	if p.BucketNs > 0 {
+		b = append(b, "_time:"...)
+		b = appendNs(b, p.BucketNs)
+		b = append(b, " offset "...)
+		b = appendNs(b, p.OffsetNs)
+		sep = ", "
+	}
 	for _, f := range p.By {
-		b = append(b, ", "...)
+		b = append(b, sep...)
 		b = appendFieldName(b, f)
+		sep = ", "
 	}
 	b = append(b, ") count() as c, sum_len(_msg)"...)
 	if p.Exclude != "" {

@@ -1,0 +1,165 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/loghttp"
+	"github.com/vloki/vloki/internal/logsql"
+	"github.com/vloki/vloki/internal/lokijson"
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// volume serves /index/volume and /index/volume_range: bytes of log lines
+// per label group, in Loki's Prometheus-style answer. Loki takes these
+// figures from chunk sizes in its index; vloki counts the lines' bytes.
+func (s *Server) volume(isRange bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		q, err := loghttp.ParseVolumeQuery(r, time.Now(), isRange)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		sel, err := logql.ParseLogSelector(q.Query, true)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		groups := volumeLabels(q, sel.Matchers())
+		series := map[string]*model.Series{}
+		for _, b := range volumeBuckets(q) {
+			if err := s.volumeBucket(r.Context(), q, sel.Matchers(), groups, b, series); err != nil {
+				writeError(w, err)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+		_, _ = w.Write(appendVolumes(nil, series, q.Limit))
+	}
+}
+
+// volumeLabels are the labels volumes are grouped by: targetLabels, or the
+// labels the selector names.
+func volumeLabels(q *loghttp.VolumeQuery, ms []*logql.Matcher) []string {
+	if len(q.TargetLabels) > 0 {
+		return q.TargetLabels
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range ms {
+		if !seen[m.Name] {
+			seen[m.Name] = true
+			out = append(out, m.Name)
+		}
+	}
+	return out
+}
+
+type volumeBucket struct{ start, end int64 }
+
+// volumeBuckets splits the range as Loki's util.ForInterval does with
+// inclusive ends: step-aligned buckets ending 1ms before the next, the
+// first starting at start and the last ending at end.
+func volumeBuckets(q *loghttp.VolumeQuery) []volumeBucket {
+	start, end, step := q.Start.UnixNano(), q.End.UnixNano(), q.Step.Nanoseconds()
+	if step <= 0 {
+		return []volumeBucket{{start, end}}
+	}
+	var out []volumeBucket
+	for b := start - start%step; b < end; b += step {
+		be := b + step
+		if be >= end {
+			be = end
+		} else {
+			be -= int64(time.Millisecond)
+		}
+		out = append(out, volumeBucket{max(b, start), be})
+	}
+	return out
+}
+
+func (s *Server) volumeBucket(ctx context.Context, q *loghttp.VolumeQuery, ms []*logql.Matcher, groups []string, b volumeBucket, series map[string]*model.Series) error {
+	if q.ByLabels {
+		return s.volumeByLabelNames(ctx, ms, groups, b, series)
+	}
+	query := logsql.Query{
+		Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(ms)},
+		Pipes:  []logsql.Pipe{logsql.BucketStats{By: groups, Exclude: backend.EmptyLineField}},
+	}
+	return s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
+		var ls model.Labels
+		for _, g := range groups {
+			if v := row.Get(g); len(v) > 0 {
+				ls = append(ls, model.Label{Name: g, Value: string(v)})
+			}
+		}
+		ls.Sort()
+		addVolume(series, ls, b.end, row.Get("b"))
+		return nil
+	})
+}
+
+// volumeByLabelNames is aggregateBy=labels: one series {name=""} per label,
+// the bytes of streams that have it.
+func (s *Server) volumeByLabelNames(ctx context.Context, ms []*logql.Matcher, names []string, b volumeBucket, series map[string]*model.Series) error {
+	for _, name := range names {
+		query := logsql.Query{
+			Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(ms), logsql.Not{F: logsql.Exact{Field: name, Value: ""}}},
+			Pipes:  []logsql.Pipe{logsql.BucketStats{Exclude: backend.EmptyLineField}},
+		}
+		err := s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
+			addVolume(series, model.Labels{{Name: name}}, b.end, row.Get("b"))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func addVolume(series map[string]*model.Series, ls model.Labels, endNs int64, raw []byte) {
+	v, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || v == 0 {
+		return
+	}
+	k := ls.String()
+	s := series[k]
+	if s == nil {
+		s = &model.Series{Metric: ls}
+		series[k] = s
+	}
+	s.Points = append(s.Points, model.Point{TimestampMs: endNs / 1e6, Value: v})
+}
+
+// appendVolumes orders series by their first value, descending, then by
+// name, keeps limit of them, and answers a vector unless a series has
+// several points.
+func appendVolumes(b []byte, series map[string]*model.Series, limit int) []byte {
+	list := make([]model.Series, 0, len(series))
+	matrix := false
+	for _, s := range series {
+		list = append(list, *s)
+		matrix = matrix || len(s.Points) > 1
+	}
+	sort.Slice(list, func(i, j int) bool {
+		a, c := list[i].Points[0].Value, list[j].Points[0].Value
+		if a == c {
+			return list[i].Metric.String() < list[j].Metric.String()
+		}
+		return a > c
+	})
+	if len(list) > limit {
+		list = list[:limit]
+	}
+	if matrix {
+		return lokijson.AppendMatrix(b, list, lokijson.Stats{})
+	}
+	return lokijson.AppendVector(b, list, lokijson.Stats{})
+}
