@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/loghttp"
+	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/model"

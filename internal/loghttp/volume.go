@@ -66,4 +66,3 @@ func ParseVolumeQuery(r *http.Request, now time.Time, isRange bool) (*VolumeQuer
 	}
 	return q, nil
 }
-
