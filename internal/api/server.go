@@ -28,6 +28,8 @@ type Deps struct {
 	MaxEntriesLimitPerQuery int
 	// Ready reports whether the backend can serve; nil means always.
 	Ready func() error
+	// DrilldownLimits are reported to Logs Drilldown.
+	DrilldownLimits DrilldownLimits
 }
 
 // Server is the HTTP API.
@@ -69,6 +71,9 @@ func (s *Server) routes() []route {
 		{"/loki/api/v1/format_query", "format_query", s.formatQuery},
 		{"/loki/api/v1/status/buildinfo", "buildinfo", s.buildInfo},
 		{"/ready", "ready", s.ready},
+		{"/loki/api/v1/drilldown-limits", "drilldown_limits", s.drilldownLimits},
+		{"/prometheus/api/v1/rules", "rules", s.rules},
+		{"/prometheus/api/v1/alerts", "alerts", s.alerts},
 	}
 }
 

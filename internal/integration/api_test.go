@@ -136,3 +136,25 @@ func TestVolume(t *testing.T) {
 		})
 	}
 }
+
+func TestDrilldownLimitsAndRules(t *testing.T) {
+	tg := targets(t)[1]
+	r := tg.get(t, "/loki/api/v1/drilldown-limits", "dd", nil, nil)
+	var body struct {
+		Limits                 map[string]any `json:"limits"`
+		PatternIngesterEnabled bool           `json:"pattern_ingester_enabled"`
+		Version                string         `json:"version"`
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil || r.status != 200 {
+		t.Fatalf("drilldown-limits: %d %s", r.status, r.body)
+	}
+	if body.Limits["max_entries_limit_per_query"] != float64(5000) || body.Version != "3.7.8" || body.PatternIngesterEnabled {
+		t.Fatalf("drilldown-limits: %s", r.body)
+	}
+	if r := tg.get(t, "/prometheus/api/v1/rules", "dd", nil, nil); r.status != 200 || !strings.Contains(string(r.body), `"groups":[]`) {
+		t.Fatalf("rules: %d %s", r.status, r.body)
+	}
+	if r := tg.get(t, "/loki/api/v1/rules", "dd", nil, nil); r.status != 404 || !strings.Contains(string(r.body), "page not found") {
+		t.Fatalf("ruler config API must say page not found: %d %s", r.status, r.body)
+	}
+}

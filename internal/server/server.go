@@ -9,6 +9,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/vloki/vloki/internal/api"
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/backend/embedded"
@@ -78,6 +80,15 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
+		DrilldownLimits: api.DrilldownLimits{
+			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
+			MaxQuerySeries:          cfg.Limits.MaxQuerySeries,
+			QueryTimeout:            model.Duration(cfg.Limits.QueryTimeout).String(),
+			DiscoverServiceName:     limits.DiscoverServiceName,
+			DiscoverLogLevels:       limits.DiscoverLogLevels,
+			LogLevelFields:          limits.LogLevelFields,
+			RetentionPeriod:         "0s",
+		},
 		Ready: func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
