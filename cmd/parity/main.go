@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/vloki/vloki/internal/parity"
@@ -25,14 +26,15 @@ func main() {
 	dir := fs.String("dir", "parity", "parity directory (corpus/, goldens.jsonl)")
 	push := fs.Bool("push", true, "push the dataset first")
 	tenant := fs.String("tenant", "", "X-Scope-OrgID to send")
+	only := fs.String("only", "", "record only the cases whose id starts with this, keeping the other goldens")
 	_ = fs.Parse(os.Args[2:])
-	if err := run(os.Args[1], *url, *dir, *tenant, *push); err != nil {
+	if err := run(os.Args[1], *url, *dir, *tenant, *only, *push); err != nil {
 		fmt.Fprintln(os.Stderr, "parity:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cmd, url, dir, tenant string, push bool) error {
+func run(cmd, url, dir, tenant, only string, push bool) error {
 	ctx := context.Background()
 	cases, err := parity.LoadCorpus(dir + "/corpus")
 	if err != nil {
@@ -49,7 +51,7 @@ func run(cmd, url, dir, tenant string, push bool) error {
 	}
 	switch cmd {
 	case "record":
-		return record(ctx, url, dir, tenant, cases)
+		return record(ctx, url, dir, tenant, only, cases)
 	case "compare":
 		goldens, err := parity.LoadGoldens(dir + "/goldens.jsonl")
 		if err != nil {
@@ -72,10 +74,18 @@ func run(cmd, url, dir, tenant string, push bool) error {
 
 // record asks every case twice and keeps the first answer; cases whose two
 // answers differ are listed, as Loki is nondeterministic there.
-func record(ctx context.Context, url, dir, tenant string, cases []parity.Case) error {
+func record(ctx context.Context, url, dir, tenant, only string, cases []parity.Case) error {
 	var answers []parity.Answer
 	var unstable []string
+	kept, err := keptGoldens(dir, only, cases)
+	if err != nil {
+		return err
+	}
+	answers = append(answers, kept...)
 	for _, c := range cases {
+		if !strings.HasPrefix(c.ID, only) {
+			continue
+		}
 		a, err := parity.Ask(ctx, url, tenant, c)
 		if err != nil {
 			return err
@@ -92,9 +102,28 @@ func record(ctx context.Context, url, dir, tenant string, cases []parity.Case) e
 	if err := parity.WriteGoldens(dir+"/goldens.jsonl", answers); err != nil {
 		return err
 	}
-	fmt.Printf("recorded %d cases into %s/goldens.jsonl\n", len(answers), dir)
+	fmt.Printf("recorded %d cases (%d kept) into %s/goldens.jsonl\n", len(answers)-len(kept), len(kept), dir)
 	for _, id := range unstable {
 		fmt.Printf("UNSTABLE %s: Loki answered differently twice\n", id)
 	}
 	return nil
+}
+
+// keptGoldens are the existing answers of the corpus cases not being
+// recorded again (all of them when only is empty: none kept).
+func keptGoldens(dir, only string, cases []parity.Case) ([]parity.Answer, error) {
+	if only == "" {
+		return nil, nil
+	}
+	old, err := parity.LoadGoldens(dir + "/goldens.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	var kept []parity.Answer
+	for _, c := range cases {
+		if a, ok := old[c.ID]; ok && !strings.HasPrefix(c.ID, only) {
+			kept = append(kept, a)
+		}
+	}
+	return kept, nil
 }

@@ -38,10 +38,8 @@ func (c *collector) addAll(rows []logRow) {
 func (c *collector) add(r *logRow) {
 	c.stats.LinesProcessed++
 	c.stats.BytesProcessed += len(r.line)
-	for _, m := range c.req.Query.Local {
-		if !m.Match(r.line) {
-			return
-		}
+	if !c.req.Query.Pass(r.line, r.lookup) {
+		return
 	}
 	if c.isDuplicate(r) {
 		return

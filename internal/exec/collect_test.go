@@ -50,7 +50,7 @@ func TestCollector(t *testing.T) {
 			[]logRow{row("a", 1, "x"), row("a", 1, "x"), row("a", 1, "x", "k", "v"), row("b", 1, "x")},
 			`{app="a"} 1:x,1:x | {app="b"} 1:x`},
 		{"local filter before limit",
-			LogRequest{Limit: 2, Direction: Forward, Query: &plan.LogQuery{Local: []plan.LineMatcher{containsMatcher("keep")}}},
+			LogRequest{Limit: 2, Direction: Forward, Query: &plan.LogQuery{Stages: []plan.Stage{plan.LineStage{M: containsMatcher("keep")}}}},
 			[]logRow{row("a", 1, "drop"), row("a", 2, "keep1"), row("a", 3, "drop"), row("a", 4, "keep2"), row("a", 5, "keep3")},
 			`{app="a"} 2:keep1,4:keep2`},
 		{"interval forward shared across streams",

@@ -81,10 +81,8 @@ func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, lo, hi 
 		if err != nil {
 			return err
 		}
-		for _, l := range lq.Local {
-			if !l.Match(row.line) {
-				return nil
-			}
+		if !lq.Pass(row.line, row.lookup) {
+			return nil
 		}
 		labels := mergeLabels(row.labels, row.metadata)
 		if len(lq.Drop) > 0 {

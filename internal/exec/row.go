@@ -50,6 +50,15 @@ func toLogRow(r *backend.Row, streams *streamCache) (logRow, error) {
 	return out, nil
 }
 
+// lookup returns a stream label or structured metadata value, "" if absent.
+func (r *logRow) lookup(name string) string {
+	if v, ok := r.labels.Get(name); ok {
+		return v
+	}
+	v, _ := r.metadata.Get(name)
+	return v
+}
+
 func isInternalField(name string) bool {
 	switch name {
 	case "_time", "_stream", "_stream_id", "_msg":

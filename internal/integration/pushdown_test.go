@@ -41,6 +41,7 @@ func TestSumOfRangePushdownMatchesRows(t *testing.T) {
 				`sum(bytes_over_time({app=~"p.*"} |= "x" [7m] offset 3m))`,
 				`sum by (app) (count_over_time({app=~"p.*"} != "error" [1h]))`,
 				`sum by (app, detected_level) (rate({app=~"p.*"} |~ "^$|zz" [90s]))`,
+				`sum by (app) (count_over_time({app=~"p.*"} | detected_level="warn" or app="p1" [5m]))`,
 			} {
 				for _, stepRange := range [][3]time.Duration{{time.Minute, 0, 0}, {5 * time.Minute, 0, 17 * time.Second}, {7 * time.Minute, 0, 0}, {0, 0, 0}} {
 					compareSumOfRange(t, tg.vl, tenantPair, q, stepRange[0], stepRange[2])

@@ -1,6 +1,7 @@
 package logql
 
 import (
+	"io"
 	"strings"
 	"text/scanner"
 )
@@ -55,12 +56,13 @@ var twoCharOps = map[string]bool{"!=": true, "=~": true, "!~": true, "|=": true,
 // lexer tokenizes LogQL with Go's text/scanner, as Loki does.
 type lexer struct {
 	s   scanner.Scanner
+	src *strings.Reader
 	err *ParseError
 }
 
 func newLexer(input string) *lexer {
-	l := &lexer{}
-	l.s.Init(strings.NewReader(input))
+	l := &lexer{src: strings.NewReader(input)}
+	l.s.Init(l.src)
 	l.s.Mode = scanner.ScanIdents | scanner.ScanInts | scanner.ScanFloats | scanner.ScanStrings | scanner.ScanRawStrings
 	l.s.Error = func(s *scanner.Scanner, msg string) {
 		if l.err == nil {
@@ -128,4 +130,24 @@ func (l *lexer) stringToken(tok token) token {
 	}
 	tok.kind, tok.text = tString, v
 	return tok
+}
+
+// peekOp returns the comparison operator that follows the current token,
+// or "", without consuming anything: it tells a label filter (`| a="b"`)
+// from a stage name (`| json`).
+func (l *lexer) peekOp() string {
+	saved, savedErr := l.s, l.err
+	offset, _ := l.src.Seek(0, io.SeekCurrent)
+	defer func() {
+		l.s, l.err = saved, savedErr
+		_, _ = l.src.Seek(offset, io.SeekStart)
+	}()
+	t := l.next()
+	if t.kind == tPunct {
+		switch t.text {
+		case "=", "==", "!=", "=~", "!~", ">", ">=", "<", "<=":
+			return t.text
+		}
+	}
+	return ""
 }

@@ -186,11 +186,25 @@ func (l *lexer) errOrNil() error {
 // one this slice evaluates.
 func (p *parser) parseStage() (Stage, error) {
 	t := p.advance()
+	if p.isPunct("(") {
+		f, err := p.parseLabelFilter(1)
+		if err != nil {
+			return nil, err
+		}
+		return &LabelFilterExpr{Filter: f}, nil
+	}
 	if t.kind != tIdent {
 		return nil, p.syntaxError()
 	}
 	if strings.EqualFold(t.text, "drop") {
 		return p.parseDrop()
+	}
+	if next := p.lex.peekOp(); next != "" {
+		f, err := p.parseLabelFilter(1)
+		if err != nil {
+			return nil, err
+		}
+		return &LabelFilterExpr{Filter: f}, nil
 	}
 	return nil, &UnsupportedError{What: "the pipeline stage | " + t.text}
 }

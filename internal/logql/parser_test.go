@@ -155,3 +155,21 @@ func TestParseMetricQueries(t *testing.T) {
 		}
 	}
 }
+
+// Grouping follows Loki's yacc grammar: and over or, while a comma or
+// juxtaposition takes everything to its right.
+func TestLabelFilterGrouping(t *testing.T) {
+	cases := map[string]string{
+		`{a="b"} | x="1" or y="2" and z="3"`: `{a="b"} | ( x="1" or ( y="2" and z="3" ) )`,
+		`{a="b"} | x="1" and y="2" or z="3"`: `{a="b"} | ( ( x="1" and y="2" ) or z="3" )`,
+		`{a="b"} | x="1", y="2" or z="3"`:    `{a="b"} | ( x="1" and ( y="2" or z="3" ) )`,
+		`{a="b"} | x="1" y="2" or z="3"`:     `{a="b"} | ( x="1" and ( y="2" or z="3" ) )`,
+		`{a="b"} | (x="1" or y="2") z!~"3"`:  `{a="b"} | ( ( x="1" or y="2" ) and z!~"3" )`,
+	}
+	for in, want := range cases {
+		e, err := ParseExpr(in)
+		if err != nil || e.String() != want {
+			t.Errorf("%s:\n got  %v %v\n want %s", in, e, err, want)
+		}
+	}
+}

@@ -10,21 +10,32 @@ import (
 	"github.com/vloki/vloki/internal/logsql"
 )
 
-// CompileLog plans a log query: the selector becomes a stream filter and
-// every line filter is pushed down as a regex on _msg and re-checked
-// locally with Loki's exact semantics.
+// CompileLog plans a log query: the selector becomes a stream filter; line
+// filters, and label filters not preceded by a drop, are pushed down
+// exactly; every stage also runs locally.
 func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 	filters := logsql.And{StreamFilter(sel.Matchers())}
-	q := &LogQuery{}
+	q := &LogQuery{PushdownExact: true}
+	dropped := false
 	for _, st := range sel.Stages() {
 		switch st := st.(type) {
 		case *logql.LineFilterExpr:
 			if f := pushdownLineFilter(st); f != nil {
 				filters = append(filters, f)
 			}
-			q.Local = append(q.Local, st)
+			q.Stages = append(q.Stages, LineStage{M: st})
 		case *logql.DropLabelsExpr:
+			dropped = true
 			q.Drop = append(q.Drop, st.Names...)
+			q.Stages = append(q.Stages, DropStage{Names: st.Names})
+		case *logql.LabelFilterExpr:
+			f, ok := pushdownLabelFilter(st.Filter)
+			if ok && !dropped {
+				filters = append(filters, f)
+			} else {
+				q.PushdownExact = false
+			}
+			q.Stages = append(q.Stages, LabelFilterStage{F: st.Filter})
 		default:
 			return nil, fmt.Errorf("plan: unexpected stage %T", st)
 		}
@@ -34,7 +45,7 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 }
 
 // pushdownLineFilter translates a line filter to a LogsQL filter selecting
-// a superset of the lines it keeps; nil when it keeps every line.
+// exactly the lines it keeps; nil when it keeps every line.
 //
 // |= "x" is a substring match, so it becomes the regex filter ~"<quoted x>"
 // (LogsQL's bare "x" is a word match). Empty lines are stored as marker
@@ -65,4 +76,41 @@ func pushdownLineFilter(f *logql.LineFilterExpr) logsql.Filter {
 		return logsql.Or{out, marker}
 	}
 	return logsql.And{out, logsql.Not{F: marker}}
+}
+
+// pushdownLabelFilter translates a label filter on stream labels and
+// structured metadata to LogsQL field filters when the translation is
+// exact: comparisons with non-empty values, and regexes that do not match
+// the empty string (a missing field compares as "").
+func pushdownLabelFilter(f logql.LabelFilter) (logsql.Filter, bool) {
+	switch f := f.(type) {
+	case *logql.StringLabelFilter:
+		return pushdownStringFilter(f)
+	case *logql.BinaryLabelFilter:
+		l, lok := pushdownLabelFilter(f.Left)
+		r, rok := pushdownLabelFilter(f.Right)
+		if !lok || !rok {
+			return nil, false
+		}
+		if f.And {
+			return logsql.And{l, r}, true
+		}
+		return logsql.Or{l, r}, true
+	}
+	return nil, false
+}
+
+func pushdownStringFilter(f *logql.StringLabelFilter) (logsql.Filter, bool) {
+	if f.MatchValue("") != (f.Type == logql.MatchNotEqual || f.Type == logql.MatchNotRegexp) {
+		return nil, false
+	}
+	switch f.Type {
+	case logql.MatchEqual:
+		return logsql.Exact{Field: f.Name, Value: f.Value}, true
+	case logql.MatchNotEqual:
+		return logsql.Not{F: logsql.Exact{Field: f.Name, Value: f.Value}}, true
+	case logql.MatchRegexp:
+		return logsql.Regexp{Field: f.Name, Re: "^(?:" + f.Value + ")$"}, true
+	}
+	return logsql.Not{F: logsql.Regexp{Field: f.Name, Re: "^(?:" + f.Value + ")$"}}, true
 }

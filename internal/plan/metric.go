@@ -128,7 +128,7 @@ func compileBinOp(e *logql.BinOpExpr) (Metric, error) {
 // query VictoriaLogs evaluates exactly, where no grouping label is dropped.
 func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	ra, ok := inner.(*RangeAgg)
-	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) {
+	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) || !ra.Log.PushdownExact {
 		return nil
 	}
 	var by []string

@@ -96,22 +96,27 @@ func main() {
 		}
 	}
 
-	// Report where the author's intent and Loki disagree: the corpus records
-	// Loki's answer either way, but the count of valid/invalid should be
-	// what the author meant.
-	valid, invalid, mismatched := 0, 0, 0
+	// Report where the author's intent and Loki disagree. "valid" means Loki's
+	// parser accepts the query (format_query answers 200); whether it also
+	// runs is in range_status. The corpus records Loki's answers either way.
+	parsed, ran, mismatched := 0, 0, 0
 	for i, c := range cases {
 		got := "invalid"
-		if c.RangeStatus == http.StatusOK {
+		if c.FormatStatus == http.StatusOK {
 			got = "valid"
-			valid++
-		} else {
-			invalid++
+			parsed++
+		}
+		if c.RangeStatus == http.StatusOK {
+			ran++
 		}
 		if got != entries[i].intent {
 			mismatched++
-			fmt.Fprintf(os.Stderr, "INTENT line %d: meant %s, Loki says %s (%d %s): %q\n",
-				entries[i].line, entries[i].intent, got, c.RangeStatus, short(strings.TrimSpace(c.RangeError)), short(entries[i].query))
+			msg := c.FormatBody
+			if c.RangeStatus != http.StatusOK {
+				msg = fmt.Sprintf("%d %s", c.RangeStatus, c.RangeError)
+			}
+			fmt.Fprintf(os.Stderr, "INTENT line %d: meant %s, Loki says %s (%s): %q\n",
+				entries[i].line, entries[i].intent, got, short(strings.TrimSpace(msg)), short(entries[i].query))
 		}
 	}
 
@@ -135,8 +140,8 @@ func main() {
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		fatalf("%v", err)
 	}
-	fmt.Fprintf(os.Stderr, "wrote %d cases to %s: %d valid, %d invalid (by query_range status, before de-duplication), %d intent mismatches, %d flaky\n",
-		n, *out, valid, invalid, mismatched, flaky)
+	fmt.Fprintf(os.Stderr, "wrote %d cases to %s; of %d queries read: %d parse (format_query 200), %d do not; %d run (query_range 200); %d intent mismatches; %d flaky\n",
+		n, *out, len(cases), parsed, len(cases)-parsed, ran, mismatched, flaky)
 }
 
 type recorder struct {

@@ -1,0 +1,107 @@
+package logql
+
+import (
+	"strconv"
+	"strings"
+)
+
+func strconvQuote(s string) string { return strconv.Quote(s) }
+
+// parseLabelFilter reads a label filter with the grouping Loki's grammar
+// gives it: `and` binds tighter than `or`, both left-associative, while a
+// comma or plain juxtaposition takes everything to its right as its right
+// operand (yacc shifts on them: `a, b or c` is a and (b or c)).
+func (p *parser) parseLabelFilter(minPrec int) (LabelFilter, error) {
+	left, err := p.parseLabelFilterPrimary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		if p.isPunct(",") || p.startsLabelFilter() {
+			if p.isPunct(",") {
+				p.advance()
+			}
+			right, err := p.parseLabelFilter(1)
+			if err != nil {
+				return nil, err
+			}
+			return &BinaryLabelFilter{And: true, Left: left, Right: right}, nil
+		}
+		prec := p.labelFilterOpPrec()
+		if prec == 0 || prec < minPrec {
+			return left, nil
+		}
+		p.advance()
+		right, err := p.parseLabelFilter(prec + 1)
+		if err != nil {
+			return nil, err
+		}
+		left = &BinaryLabelFilter{And: prec == 2, Left: left, Right: right}
+	}
+}
+
+// labelFilterOpPrec is 1 for `or`, 2 for `and`, 0 otherwise.
+func (p *parser) labelFilterOpPrec() int {
+	if p.tok.kind != tIdent {
+		return 0
+	}
+	switch strings.ToLower(p.tok.text) {
+	case "or":
+		return 1
+	case "and":
+		return 2
+	}
+	return 0
+}
+
+// startsLabelFilter reports a token that begins another label filter.
+func (p *parser) startsLabelFilter() bool {
+	return p.isPunct("(") || p.tok.kind == tIdent && p.labelFilterOpPrec() == 0 && !isKeyword(p.tok.text)
+}
+
+func isKeyword(s string) bool {
+	switch strings.ToLower(s) {
+	case "offset", "by", "without", "bool", "on", "ignoring", "group_left", "group_right", "unless":
+		return true
+	}
+	return false
+}
+
+var stringFilterOps = map[string]MatchType{"=": MatchEqual, "==": MatchEqual, "!=": MatchNotEqual, "=~": MatchRegexp, "!~": MatchNotRegexp}
+
+func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
+	if p.isPunct("(") {
+		p.advance()
+		f, err := p.parseLabelFilter(1)
+		if err != nil {
+			return nil, err
+		}
+		if !p.isPunct(")") {
+			return nil, p.syntaxError(")")
+		}
+		p.advance()
+		return f, nil
+	}
+	if p.tok.kind != tIdent {
+		return nil, p.syntaxError("IDENTIFIER")
+	}
+	name := p.tok.text
+	op := p.advance()
+	t, ok := stringFilterOps[op.text]
+	if op.kind != tPunct || (!ok && !strings.ContainsAny(op.text, "<>")) {
+		return nil, p.syntaxError()
+	}
+	v := p.advance()
+	if v.kind != tString || !ok {
+		return nil, &UnsupportedError{What: "numeric, duration, bytes and ip label filters"}
+	}
+	if op.text == "==" {
+		return nil, &UnsupportedError{What: "== on strings"}
+	}
+	p.advance()
+	f, err := newStringLabelFilter(t, name, v.text)
+	if err != nil {
+		return nil, &ParseError{Msg: err.Error()}
+	}
+	return f, nil
+}
