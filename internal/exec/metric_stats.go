@@ -81,7 +81,8 @@ func sumValue(m *plan.RangeAgg, s *bucketTotals) float64 {
 func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.SumOfRange, lo, hi, bucket, origin int64) (map[int64]map[string]*bucketTotals, map[string]model.Labels, error) {
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, m.Range.Log.Pushdown},
-		Pipes:  []logsql.Pipe{logsql.BucketStats{BucketNs: bucket, OffsetNs: origin, By: m.By, Exclude: backend.EmptyLineField}},
+		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: bucket, OffsetNs: origin, By: m.By, Exclude: backend.EmptyLineField,
+			NoBytes: !needsBytes(m.Range.Op)}},
 	}
 	buckets := map[int64]map[string]*bucketTotals{}
 	groups := map[string]model.Labels{}
@@ -103,8 +104,10 @@ func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.SumOfRange, lo, h
 		if tot.count, err = parseCount(row.Get("c")); err != nil {
 			return err
 		}
-		if tot.bytes, err = parseCount(row.Get("b")); err != nil {
-			return err
+		if needsBytes(m.Range.Op) {
+			if tot.bytes, err = parseCount(row.Get("b")); err != nil {
+				return err
+			}
 		}
 		if buckets[start] == nil {
 			buckets[start] = map[string]*bucketTotals{}
@@ -129,3 +132,5 @@ func gcd(a, b int64) int64 {
 	}
 	return a
 }
+
+func needsBytes(op string) bool { return op == "bytes_over_time" || op == "bytes_rate" }

@@ -11,6 +11,8 @@ type BucketStats struct {
 	BucketNs, OffsetNs int64
 	By                 []string
 	Exclude            string
+	// NoBytes leaves out the sum_len, which reads every _msg.
+	NoBytes bool
 }
 
 func (p BucketStats) appendTo(b []byte) []byte {
@@ -28,7 +30,11 @@ func (p BucketStats) appendTo(b []byte) []byte {
 		b = appendFieldName(b, f)
 		sep = ", "
 	}
-	b = append(b, ") count() as c, sum_len(_msg)"...)
+	b = append(b, ") count() as c"...)
+	if p.NoBytes {
+		return b
+	}
+	b = append(b, ", sum_len(_msg)"...)
 	if p.Exclude != "" {
 		b = append(b, " if ("...)
 		b = Not{F: Exact{Field: p.Exclude, Value: "1"}}.appendTo(b)

@@ -1,0 +1,137 @@
+package parity
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"testing"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/server"
+	"github.com/vloki/vloki/internal/vltest"
+)
+
+var (
+	benchOnce sync.Once
+	benchURL  string
+	benchVL   *backend.Client
+	benchErr  error
+)
+
+// benchTarget is vloki over the embedded engine holding the parity
+// dataset, shared by the benchmarks of this package.
+func benchTarget(b *testing.B) (string, *backend.Client) {
+	benchOnce.Do(func() {
+		c, err := vltest.Embedded()
+		if err != nil {
+			benchErr = err
+			return
+		}
+		app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
+		if err != nil {
+			benchErr = err
+			return
+		}
+		srv := httptest.NewServer(app.Handler())
+		if benchErr = Push(context.Background(), srv.URL, "", Generate(DefaultLines, DefaultSpan), 1<<20); benchErr != nil {
+			return
+		}
+		benchErr = c.Flush(context.Background())
+		benchURL, benchVL = srv.URL, c
+	})
+	if benchErr != nil {
+		b.Fatal(benchErr)
+	}
+	return benchURL, benchVL
+}
+
+func httpGet(b *testing.B, u string) {
+	resp, err := http.Get(u)
+	if err != nil {
+		b.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		b.Fatalf("status %d for %s", resp.StatusCode, u)
+	}
+}
+
+func vlQuery(b *testing.B, c *backend.Client, q string) {
+	err := c.Query(context.Background(), backend.Tenant{}, backend.QueryRequest{Query: q}, func(*backend.Row) error { return nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+}
+
+func rangeURL(base, query, step string, limit string) string {
+	c := Case{Params: map[string]string{"query": query, "start": "@0s", "end": "@24h", "limit": limit}}
+	if step != "" {
+		c.Params["step"] = step
+	}
+	q, _ := c.Query()
+	v, _ := url.ParseQuery(q)
+	return base + "/loki/api/v1/query_range?" + v.Encode()
+}
+
+// BenchmarkLogQuery24h compares a log query through vloki with the same
+// work asked of VictoriaLogs directly.
+func BenchmarkLogQuery24h(b *testing.B) {
+	u, vl := benchTarget(b)
+	start, end := mustTime("@0s"), mustTime("@24h")
+	b.Run("vloki", func(b *testing.B) {
+		target := rangeURL(u, `{namespace="shop"} |= "error"`, "", "100")
+		for i := 0; i < b.N; i++ {
+			httpGet(b, target)
+		}
+	})
+	b.Run("victorialogs", func(b *testing.B) {
+		q := `_time:[` + start + `, ` + end + `) {namespace="shop"} _msg:~"error" | sort by (_time desc) limit 100`
+		for i := 0; i < b.N; i++ {
+			vlQuery(b, vl, q)
+		}
+	})
+}
+
+// BenchmarkMetricQuery24h compares sum by (app) (rate(...[5m])) over 24 h
+// at a 5m step through vloki with the equivalent LogsQL stats query.
+func BenchmarkMetricQuery24h(b *testing.B) {
+	u, vl := benchTarget(b)
+	start, end := mustTime("@0s"), mustTime("@24h")
+	b.Run("vloki", func(b *testing.B) {
+		target := rangeURL(u, `sum by (app) (rate({namespace="shop"}[5m]))`, "300", "")
+		for i := 0; i < b.N; i++ {
+			httpGet(b, target)
+		}
+	})
+	b.Run("victorialogs", func(b *testing.B) {
+		q := `_time:[` + start + `, ` + end + `) {namespace="shop"} | stats by (_time:5m, app) count() as c`
+		for i := 0; i < b.N; i++ {
+			vlQuery(b, vl, q)
+		}
+	})
+}
+
+func mustTime(at string) string {
+	c := Case{Params: map[string]string{"t": "@rfc:" + at[1:]}}
+	q, _ := c.Query()
+	v, _ := url.ParseQuery(q)
+	return v.Get("t")
+}
+
+// BenchmarkMetricPushdownLogsQL runs the LogsQL vloki generates for the
+// metric benchmark, to split vloki's overhead from VictoriaLogs' work.
+func BenchmarkMetricPushdownLogsQL(b *testing.B) {
+	_, vl := benchTarget(b)
+	start, end := mustTime("@-5m"), mustTime("@24h")
+	q := `({namespace="shop"} AND _time:[` + start + `, ` + end + `]) | stats by (_time:300000000000ns offset 1ns, app) count() as c`
+	for i := 0; i < b.N; i++ {
+		vlQuery(b, vl, q)
+	}
+}
