@@ -38,9 +38,11 @@ func (c *collector) addAll(rows []logRow) {
 func (c *collector) add(r *logRow) {
 	c.stats.LinesProcessed++
 	c.stats.BytesProcessed += len(r.line)
-	if !c.req.Query.Pass(r.line, r.lookup) {
+	st := entryState{row: r}
+	if !runStages(c.req.Query, &st) {
 		return
 	}
+	r.parsed = st.outputParsed(c.req.Query.Drop)
 	if c.isDuplicate(r) {
 		return
 	}
@@ -84,9 +86,9 @@ func (c *collector) append(r *logRow) {
 	}
 	e := model.Entry{TimestampNs: r.ts, Line: r.line}
 	if c.req.Categorize {
-		e.StructuredMetadata = metadata
-	} else if len(metadata) > 0 {
-		labels = mergeLabels(labels, metadata)
+		e.StructuredMetadata, e.Parsed = metadata, r.parsed
+	} else if len(metadata) > 0 || len(r.parsed) > 0 {
+		labels = mergeLabels(mergeLabels(labels, metadata), r.parsed)
 		key = labels.String()
 	}
 	s, ok := c.streams[key]

@@ -81,7 +81,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, lo, hi 
 		if err != nil {
 			return err
 		}
-		if !lq.Pass(row.line, row.lookup) {
+		if !runStages(lq, &entryState{row: &row}) {
 			return nil
 		}
 		labels := mergeLabels(row.labels, row.metadata)

@@ -17,6 +17,7 @@ type logRow struct {
 	ts       int64
 	line     string
 	metadata model.Labels // structured metadata, sorted
+	parsed   model.Labels // labels parsers extracted, sorted
 }
 
 // toLogRow copies what vloki needs out of a VictoriaLogs row.

@@ -199,6 +199,9 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "drop") {
 		return p.parseDrop()
 	}
+	if strings.EqualFold(t.text, "json") && p.lex.peekOp() == "" {
+		return p.parseJSONStage()
+	}
 	if next := p.lex.peekOp(); next != "" {
 		f, err := p.parseLabelFilter(1)
 		if err != nil {
@@ -248,4 +251,14 @@ func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, error) {
 			return f, nil
 		}
 	}
+}
+
+// parseJSONStage reads `| json`; json with extraction parameters is not
+// evaluated yet.
+func (p *parser) parseJSONStage() (Stage, error) {
+	next := p.advance()
+	if next.kind == tIdent && !strings.EqualFold(next.text, "or") && !strings.EqualFold(next.text, "offset") {
+		return nil, &UnsupportedError{What: "json with extraction parameters"}
+	}
+	return &LabelParserExpr{Op: "json"}, nil
 }

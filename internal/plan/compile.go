@@ -28,9 +28,12 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 			dropped = true
 			q.Drop = append(q.Drop, st.Names...)
 			q.Stages = append(q.Stages, DropStage{Names: st.Names})
+		case *logql.LabelParserExpr:
+			q.HasParser, q.PushdownExact = true, false
+			q.Stages = append(q.Stages, ParserStage{Op: st.Op})
 		case *logql.LabelFilterExpr:
 			f, ok := pushdownLabelFilter(st.Filter)
-			if ok && !dropped {
+			if ok && !dropped && !q.HasParser {
 				filters = append(filters, f)
 			} else {
 				q.PushdownExact = false

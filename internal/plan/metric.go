@@ -88,6 +88,9 @@ func compileRangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if err != nil {
 		return nil, err
 	}
+	if lq.HasParser {
+		return nil, &logql.UnsupportedError{What: "parsers in metric queries"}
+	}
 	return &RangeAgg{Op: e.Op, Log: lq, Range: int64(e.Left.Interval), Offset: int64(e.Left.Offset)}, nil
 }
 

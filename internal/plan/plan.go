@@ -4,8 +4,6 @@
 package plan
 
 import (
-	"slices"
-
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 )
@@ -27,9 +25,13 @@ type DropStage struct{ Names []string }
 // LabelFilterStage keeps entries whose labels pass the filter.
 type LabelFilterStage struct{ F logql.LabelFilter }
 
+// ParserStage extracts labels from the line (json).
+type ParserStage struct{ Op string }
+
 func (LineStage) stage()        {}
 func (DropStage) stage()        {}
 func (LabelFilterStage) stage() {}
+func (ParserStage) stage()      {}
 
 // LogQuery is a compiled log query (resultType streams).
 type LogQuery struct {
@@ -43,31 +45,6 @@ type LogQuery struct {
 	Stages []Stage
 	// Drop are all label names the query drops, removed from the output.
 	Drop []string
-}
-
-// Pass runs the local stages on one entry; lookup returns a label's value
-// (stream label or structured metadata), "" when absent.
-func (q *LogQuery) Pass(line string, lookup func(string) string) bool {
-	var dropped []string
-	get := func(name string) string {
-		if slices.Contains(dropped, name) {
-			return ""
-		}
-		return lookup(name)
-	}
-	for _, st := range q.Stages {
-		switch st := st.(type) {
-		case LineStage:
-			if !st.M.Match(line) {
-				return false
-			}
-		case DropStage:
-			dropped = append(dropped, st.Names...)
-		case LabelFilterStage:
-			if !st.F.Match(get) {
-				return false
-			}
-		}
-	}
-	return true
+	// HasParser reports a parser stage: entries gain parsed labels.
+	HasParser bool
 }

@@ -1,0 +1,146 @@
+package exec
+
+import (
+	"bytes"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/buger/jsonparser"
+)
+
+const jsonParserErr = "JSONParserErr"
+
+// jsonParse is one run of Loki's json parser (pkg/logql/log JSONParser,
+// without extraction hints): nested keys are joined with "_", names
+// sanitised, arrays and nulls skipped, a key that names a stream label or
+// structured metadata gets the suffix "_extracted", and the first value of
+// a key wins. A malformed line keeps what was extracted before the error
+// and sets __error__.
+type jsonParse struct {
+	s         *entryState
+	prefix    [][]byte
+	extracted map[string]bool
+}
+
+func parseJSON(s *entryState) {
+	p := &jsonParse{s: s, extracted: map[string]bool{}}
+	if err := jsonparser.ObjectEach([]byte(s.row.line), p.visit); err != nil {
+		s.err, s.errDetails = jsonParserErr, err.Error()
+	}
+}
+
+func (p *jsonParse) visit(key, value []byte, t jsonparser.ValueType, _ int) error {
+	switch t {
+	case jsonparser.String, jsonparser.Number, jsonparser.Boolean:
+		p.setValue(key, value, t)
+	case jsonparser.Object:
+		n := len(p.prefix)
+		p.prefix = append(p.prefix, key)
+		err := jsonparser.ObjectEach(value, p.visit)
+		p.prefix = p.prefix[:n]
+		return err
+	}
+	return nil
+}
+
+func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) {
+	var name string
+	if len(p.prefix) == 0 {
+		name = sanitizeLabelKey(string(key))
+		if name == "" {
+			return
+		}
+		if p.s.baseOrMetadataHas(name) {
+			name += "_extracted"
+		}
+	} else {
+		parts := append(append([][]byte(nil), p.prefix...), key)
+		name = joinSanitized(parts)
+		if p.s.baseOrMetadataHas(name) {
+			parts[len(parts)-1] = append(append([]byte(nil), key...), "_extracted"...)
+			name = joinSanitized(parts)
+		}
+	}
+	if p.extracted[name] {
+		return
+	}
+	p.extracted[name] = true
+	p.s.setParsed(name, readJSONValue(value, t))
+}
+
+// sanitizeLabelKey is Loki's: trim, a leading digit gets "_", every rune
+// outside [A-Za-z0-9_] becomes "_".
+func sanitizeLabelKey(key string) string {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return key
+	}
+	if key[0] >= '0' && key[0] <= '9' {
+		key = "_" + key
+	}
+	return strings.Map(sanitizeRune, key)
+}
+
+func sanitizeRune(r rune) rune {
+	if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r == '_' || r >= '0' && r <= '9' {
+		return r
+	}
+	return '_'
+}
+
+// joinSanitized joins nested keys as Loki's buildSanitizedPrefixFromBuffer.
+func joinSanitized(parts [][]byte) string {
+	var b []byte
+	for i, part := range parts {
+		part = bytes.TrimSpace(part)
+		if len(part) == 0 {
+			continue
+		}
+		if i > 0 && len(b) > 0 {
+			b = append(b, '_')
+		}
+		if len(b) == 0 && part[0] >= '0' && part[0] <= '9' {
+			b = append(b, '_')
+		}
+		for _, r := range string(part) {
+			b = utf8.AppendRune(b, sanitizeRune(r))
+		}
+	}
+	return string(b)
+}
+
+
+func readJSONValue(v []byte, t jsonparser.ValueType) string {
+	switch t {
+	case jsonparser.String:
+		return unescapeJSONString(v)
+	case jsonparser.Number:
+		return string(v)
+	case jsonparser.Boolean:
+		if string(v) == "true" {
+			return "true"
+		}
+		return "false"
+	}
+	return ""
+}
+
+// unescapeJSONString unescapes like Loki: "" when the escapes are invalid,
+// and invalid UTF-8 removed.
+func unescapeJSONString(b []byte) string {
+	u, err := jsonparser.Unescape(b, nil)
+	if err != nil {
+		return ""
+	}
+	s := string(u)
+	if strings.ContainsRune(s, utf8.RuneError) {
+		s = strings.Map(func(r rune) rune {
+			if r == utf8.RuneError {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	return s
+}
+

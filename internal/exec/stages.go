@@ -1,0 +1,102 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// Loki's error labels.
+const (
+	errorLabel        = "__error__"
+	errorDetailsLabel = "__error_details__"
+)
+
+// entryState is one entry going through the local stages.
+type entryState struct {
+	row        *logRow
+	parsed     model.Labels // in extraction order
+	err        string
+	errDetails string
+	dropped    []string
+}
+
+// lookup returns a label as the pipeline sees it: parsed labels first,
+// then structured metadata, then stream labels; dropped ones are "".
+func (s *entryState) lookup(name string) string {
+	if slices.Contains(s.dropped, name) {
+		return ""
+	}
+	switch name {
+	case errorLabel:
+		return s.err
+	case errorDetailsLabel:
+		return s.errDetails
+	}
+	if v, ok := s.parsed.Get(name); ok {
+		return v
+	}
+	return s.row.lookup(name)
+}
+
+// setParsed sets a parsed label, replacing an earlier value.
+func (s *entryState) setParsed(name, value string) {
+	for i := range s.parsed {
+		if s.parsed[i].Name == name {
+			s.parsed[i].Value = value
+			return
+		}
+	}
+	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
+}
+
+// baseOrMetadataHas is Loki's test for the _extracted suffix.
+func (s *entryState) baseOrMetadataHas(name string) bool {
+	if _, ok := s.row.labels.Get(name); ok {
+		return true
+	}
+	_, ok := s.row.metadata.Get(name)
+	return ok
+}
+
+// runStages applies the local stages in order; false drops the entry.
+func runStages(q *plan.LogQuery, s *entryState) bool {
+	for _, st := range q.Stages {
+		switch st := st.(type) {
+		case plan.LineStage:
+			if !st.M.Match(s.row.line) {
+				return false
+			}
+		case plan.DropStage:
+			s.dropped = append(s.dropped, st.Names...)
+		case plan.LabelFilterStage:
+			if !st.F.Match(s.lookup) {
+				return false
+			}
+		case plan.ParserStage:
+			parseJSON(s)
+		}
+	}
+	return true
+}
+
+// outputParsed is the parsed labels an entry carries out, sorted, with the
+// error labels and without dropped ones.
+func (s *entryState) outputParsed(drop []string) model.Labels {
+	out := make(model.Labels, 0, len(s.parsed)+2)
+	for _, l := range s.parsed {
+		if !slices.Contains(drop, l.Name) {
+			out = append(out, l)
+		}
+	}
+	if s.err != "" && !slices.Contains(drop, errorLabel) {
+		out = append(out, model.Label{Name: errorLabel, Value: s.err})
+		if s.errDetails != "" && !slices.Contains(drop, errorDetailsLabel) {
+			out = append(out, model.Label{Name: errorDetailsLabel, Value: s.errDetails})
+		}
+	}
+	out.Sort()
+	return out
+}
+
