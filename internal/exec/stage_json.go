@@ -109,7 +109,6 @@ func joinSanitized(parts [][]byte) string {
 	return string(b)
 }
 
-
 func readJSONValue(v []byte, t jsonparser.ValueType) string {
 	switch t {
 	case jsonparser.String:
@@ -143,4 +142,3 @@ func unescapeJSONString(b []byte) string {
 	}
 	return s
 }
-

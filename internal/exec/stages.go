@@ -99,4 +99,3 @@ func (s *entryState) outputParsed(drop []string) model.Labels {
 	out.Sort()
 	return out
 }
-
