@@ -14,16 +14,15 @@ const jsonParserErr = "JSONParserErr"
 // without extraction hints): nested keys are joined with "_", names
 // sanitised, arrays and nulls skipped, a key that names a stream label or
 // structured metadata gets the suffix "_extracted", and the first value of
-// a key wins. A malformed line keeps what was extracted before the error
+// a key wins (across parser stages too). A malformed line keeps what was extracted before the error
 // and sets __error__.
 type jsonParse struct {
-	s         *entryState
-	prefix    [][]byte
-	extracted map[string]bool
+	s      *entryState
+	prefix [][]byte
 }
 
 func parseJSON(s *entryState) {
-	p := &jsonParse{s: s, extracted: map[string]bool{}}
+	p := &jsonParse{s: s}
 	if err := jsonparser.ObjectEach([]byte(s.row.line), p.visit); err != nil {
 		s.err, s.errDetails = jsonParserErr, err.Error()
 	}
@@ -61,11 +60,7 @@ func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) {
 			name = joinSanitized(parts)
 		}
 	}
-	if p.extracted[name] {
-		return
-	}
-	p.extracted[name] = true
-	p.s.setParsed(name, readJSONValue(value, t))
+	p.s.extract(name, readJSONValue(value, t))
 }
 
 // sanitizeLabelKey is Loki's: trim, a leading digit gets "_", every rune

@@ -40,13 +40,11 @@ func (s *entryState) lookup(name string) string {
 	return s.row.lookup(name)
 }
 
-// setParsed sets a parsed label, replacing an earlier value.
-func (s *entryState) setParsed(name, value string) {
-	for i := range s.parsed {
-		if s.parsed[i].Name == name {
-			s.parsed[i].Value = value
-			return
-		}
+// extract sets a parsed label unless one of that name was extracted
+// already: as in Loki, the first parser (and the first key) wins.
+func (s *entryState) extract(name, value string) {
+	if _, ok := s.parsed.Get(name); ok {
+		return
 	}
 	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
 }
@@ -75,7 +73,11 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 				return false
 			}
 		case plan.ParserStage:
-			parseJSON(s)
+			if st.Op == "logfmt" {
+				parseLogfmt(s)
+			} else {
+				parseJSON(s)
+			}
 		}
 	}
 	return true

@@ -202,6 +202,9 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "json") && p.lex.peekOp() == "" {
 		return p.parseJSONStage()
 	}
+	if strings.EqualFold(t.text, "logfmt") && p.lex.peekOp() == "" {
+		return p.parseLogfmtStage()
+	}
 	if next := p.lex.peekOp(); next != "" {
 		f, err := p.parseLabelFilter(1)
 		if err != nil {
@@ -261,4 +264,14 @@ func (p *parser) parseJSONStage() (Stage, error) {
 		return nil, &UnsupportedError{What: "json with extraction parameters"}
 	}
 	return &LabelParserExpr{Op: "json"}, nil
+}
+
+// parseLogfmtStage reads a bare `| logfmt`; flags and parameters are not
+// evaluated yet.
+func (p *parser) parseLogfmtStage() (Stage, error) {
+	next := p.advance()
+	if next.kind == tIdent && !strings.EqualFold(next.text, "or") && !strings.EqualFold(next.text, "offset") || p.isPunct("-") {
+		return nil, &UnsupportedError{What: "logfmt with flags or extraction parameters"}
+	}
+	return &LabelParserExpr{Op: "logfmt"}, nil
 }
