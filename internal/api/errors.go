@@ -27,13 +27,14 @@ func writeError(w http.ResponseWriter, err error) {
 
 func statusOf(err error) int {
 	var (
-		te *tenant.Error
-		pe *push.Error
-		he *loghttp.Error
-		ee *engine.Error
-		qe *logql.ParseError
-		ue *logql.UnsupportedError
-		le *exec.LimitError
+		te  *tenant.Error
+		pe  *push.Error
+		he  *loghttp.Error
+		ee  *engine.Error
+		qe  *logql.ParseError
+		ue  *logql.UnsupportedError
+		le  *exec.LimitError
+		ple *exec.PipelineError
 	)
 	switch {
 	case errors.As(err, &te):
@@ -50,6 +51,8 @@ func statusOf(err error) int {
 		return http.StatusNotImplemented
 	case errors.As(err, &le):
 		return le.Status()
+	case errors.As(err, &ple):
+		return ple.Status()
 	case errors.Is(err, context.Canceled):
 		return engine.StatusClientClosedRequest
 	case errors.Is(err, context.DeadlineExceeded):

@@ -2,6 +2,8 @@ package exec
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"sort"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -22,11 +24,12 @@ type rangeSeries struct {
 func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, error) {
 	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
 	lo, hi := first-m.Offset-m.Range+1, last-m.Offset
-	series, err := ev.fetchSeries(ctx, m.Log, lo, hi)
+	series, err := ev.fetchSeries(ctx, m.Log, m.Hints, lo, hi)
 	if err != nil {
 		return value{}, err
 	}
 	out := value{vectors: make([][]sample, len(ev.steps))}
+	sort.Slice(series, func(i, j int) bool { return series[i].labels.String() < series[j].labels.String() })
 	for _, s := range series {
 		start, end := 0, 0
 		for i, t := range ev.steps {
@@ -45,7 +48,40 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 			}
 		}
 	}
-	return out, nil
+	if m.Hints != nil && m.Hints.PreserveError {
+		return out, nil
+	}
+	return out, pipelineError(out)
+}
+
+// PipelineError is Loki's answer to a metric sample still carrying
+// __error__ (HTTP 400). Loki names whichever such series it meets first;
+// vloki names the first by label string at the first step that has one.
+type PipelineError struct {
+	Series model.Labels
+}
+
+func (e *PipelineError) Error() string {
+	kind, _ := e.Series.Get(errorLabel)
+	return fmt.Sprintf("pipeline error: '%s' for series: '%s'.\n"+
+		"Use a label filter to intentionally skip this error. (e.g | __error__!=\"%s\").\n"+
+		"To skip all potential errors you can match empty errors.(e.g __error__=\"\")\n"+
+		"The label filter can also be specified after unwrap. (e.g | unwrap latency | __error__=\"\" )\n",
+		kind, e.Series.String(), kind)
+}
+
+// Status is the HTTP status Loki answers with.
+func (e *PipelineError) Status() int { return http.StatusBadRequest }
+
+func pipelineError(v value) error {
+	for _, vec := range v.vectors {
+		for _, s := range vec {
+			if _, ok := s.labels.Get(errorLabel); ok {
+				return &PipelineError{Series: s.labels}
+			}
+		}
+	}
+	return nil
 }
 
 func rangeValue(m *plan.RangeAgg, s *rangeSeries, start, end int) float64 {
@@ -69,7 +105,7 @@ func rangeValue(m *plan.RangeAgg, s *rangeSeries, start, end int) float64 {
 // fetchSeries reads the log query's rows in [lo, hi] and groups them by
 // their full label set: stream labels and structured metadata, less the
 // dropped labels.
-func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, lo, hi int64) ([]*rangeSeries, error) {
+func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, hints *plan.ParserHints, lo, hi int64) ([]*rangeSeries, error) {
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, lq.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
@@ -81,10 +117,11 @@ func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, lo, hi 
 		if err != nil {
 			return err
 		}
-		if !runStages(lq, &entryState{row: &row}) {
+		st := entryState{row: &row, hints: hints}
+		if !runStages(lq, &st) {
 			return nil
 		}
-		labels := mergeLabels(row.labels, row.metadata)
+		labels := mergeLabels(mergeLabels(row.labels, row.metadata), st.outputParsed(lq.Drop))
 		if len(lq.Drop) > 0 {
 			labels = labels.Without(lq.Drop...)
 		}

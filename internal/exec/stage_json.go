@@ -2,6 +2,7 @@ package exec
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"unicode/utf8"
 
@@ -21,9 +22,13 @@ type jsonParse struct {
 	prefix [][]byte
 }
 
+// errAllExtracted ends parsing early once every wanted label is found.
+var errAllExtracted = errors.New("all wanted labels extracted")
+
 func parseJSON(s *entryState) {
 	p := &jsonParse{s: s}
-	if err := jsonparser.ObjectEach([]byte(s.row.line), p.visit); err != nil {
+	err := jsonparser.ObjectEach([]byte(s.row.line), p.visit)
+	if err != nil && !errors.Is(err, errAllExtracted) {
 		s.err, s.errDetails = jsonParserErr, err.Error()
 	}
 }
@@ -35,9 +40,15 @@ func (p *jsonParse) visit(key, value []byte, t jsonparser.ValueType, _ int) erro
 	case jsonparser.Object:
 		n := len(p.prefix)
 		p.prefix = append(p.prefix, key)
-		err := jsonparser.ObjectEach(value, p.visit)
+		var err error
+		if p.s.wantsPrefix(joinSanitized(p.prefix)) {
+			err = jsonparser.ObjectEach(value, p.visit)
+		}
 		p.prefix = p.prefix[:n]
 		return err
+	}
+	if p.s.allWantedExtracted() {
+		return errAllExtracted
 	}
 	return nil
 }
@@ -60,7 +71,9 @@ func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) {
 			name = joinSanitized(parts)
 		}
 	}
-	p.s.extract(name, readJSONValue(value, t))
+	if p.s.wants(name) {
+		p.s.extract(name, readJSONValue(value, t))
+	}
 }
 
 // sanitizeLabelKey is Loki's: trim, a leading digit gets "_", every rune

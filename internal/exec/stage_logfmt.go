@@ -23,10 +23,13 @@ func parseLogfmt(s *entryState) {
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
 		}
-		if _, done := s.parsed.Get(name); done || len(value) == 0 {
+		if _, done := s.parsed.Get(name); done || !s.wants(name) || len(value) == 0 {
 			continue
 		}
 		s.extract(name, dropInvalidUTF8(value))
+		if s.allWantedExtracted() {
+			return
+		}
 	}
 }
 

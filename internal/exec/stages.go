@@ -2,6 +2,7 @@ package exec
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -16,7 +17,8 @@ const (
 // entryState is one entry going through the local stages.
 type entryState struct {
 	row        *logRow
-	parsed     model.Labels // in extraction order
+	hints      *plan.ParserHints // nil: parsers extract everything
+	parsed     model.Labels      // in extraction order
 	err        string
 	errDetails string
 	dropped    []string
@@ -73,6 +75,9 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 				return false
 			}
 		case plan.ParserStage:
+			if s.parserIdle() {
+				continue
+			}
 			if st.Op == "logfmt" {
 				parseLogfmt(s)
 			} else {
@@ -100,4 +105,43 @@ func (s *entryState) outputParsed(drop []string) model.Labels {
 	}
 	out.Sort()
 	return out
+}
+
+// wants reports whether the hints ask a parser for this label.
+func (s *entryState) wants(name string) bool {
+	return s.hints == nil || s.hints.Required == nil || slices.Contains(s.hints.Required, name)
+}
+
+// wantsPrefix reports whether a nested JSON object may hold a wanted label.
+func (s *entryState) wantsPrefix(prefix string) bool {
+	if s.hints == nil || s.hints.Required == nil {
+		return true
+	}
+	for _, r := range s.hints.Required {
+		if strings.HasPrefix(r, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// parserIdle is Loki's NoLabels: nothing is wanted, or everything wanted
+// was extracted already.
+func (s *entryState) parserIdle() bool {
+	if s.hints == nil {
+		return false
+	}
+	return s.hints.NoLabels || s.allWantedExtracted()
+}
+
+func (s *entryState) allWantedExtracted() bool {
+	if s.hints == nil || len(s.hints.Required) == 0 {
+		return false
+	}
+	for _, r := range s.hints.Required {
+		if _, ok := s.parsed.Get(r); !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/vloki/vloki/internal/logql"
 )
@@ -16,6 +18,18 @@ type RangeAgg struct {
 	Log    *LogQuery
 	Range  int64 // ns
 	Offset int64 // ns
+	// Hints limit what parsers extract, as Loki's parser hints do.
+	Hints *ParserHints
+}
+
+// ParserHints are Loki's parser label hints for a metric query: when a sum
+// wraps the range aggregation, parsers extract only the labels it groups by
+// and single-label filters name; with no such labels they do not run.
+// The hints also decide whether __error__ is an error or a grouping label.
+type ParserHints struct {
+	NoLabels      bool
+	Required      []string // nil: extract everything
+	PreserveError bool
 }
 
 // VectorAgg aggregates the samples of each step.
@@ -88,9 +102,6 @@ func compileRangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if err != nil {
 		return nil, err
 	}
-	if lq.HasParser {
-		return nil, &logql.UnsupportedError{What: "parsers in metric queries"}
-	}
 	return &RangeAgg{Op: e.Op, Log: lq, Range: int64(e.Left.Interval), Offset: int64(e.Left.Offset)}, nil
 }
 
@@ -104,6 +115,9 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 	}
 	if s := sumOfRange(e, inner); s != nil {
 		return s, nil
+	}
+	if ra, ok := inner.(*RangeAgg); ok && e.Op == "sum" {
+		ra.Hints = parserHints(e.Grouping, ra.Log)
 	}
 	v := &VectorAgg{Op: e.Op, Inner: inner}
 	if e.Grouping != nil {
@@ -146,4 +160,52 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 		}
 	}
 	return &SumOfRange{Range: ra, By: by}
+}
+
+// parserHints mirrors log.NewParserHint for a sum over a range aggregation.
+func parserHints(g *logql.Grouping, lq *LogQuery) *ParserHints {
+	var groups []string
+	without := false
+	if g != nil {
+		groups, without = g.Groups, g.Without
+	}
+	noLabels := !without && len(groups) == 0
+	var hints []string
+	for _, n := range append(requiredLabelNames(lq), groups...) {
+		hints = appendHint(hints, n)
+		if base, ok := strings.CutSuffix(n, "_extracted"); ok {
+			hints = appendHint(hints, base)
+		}
+	}
+	preserve := slices.Contains(hints, "__error__")
+	switch {
+	case noLabels && len(hints) == 0:
+		return &ParserHints{NoLabels: true}
+	case noLabels:
+		return &ParserHints{Required: hints, PreserveError: preserve}
+	case without:
+		return nil
+	}
+	return &ParserHints{Required: hints, PreserveError: preserve}
+}
+
+func appendHint(hints []string, n string) []string {
+	if n == "" || slices.Contains(hints, n) {
+		return hints
+	}
+	return append(hints, n)
+}
+
+// requiredLabelNames are the labels single-label filters name; Loki's
+// hints skip binary filters.
+func requiredLabelNames(lq *LogQuery) []string {
+	var out []string
+	for _, st := range lq.Stages {
+		if f, ok := st.(LabelFilterStage); ok {
+			if s, ok := f.F.(*logql.StringLabelFilter); ok {
+				out = append(out, s.Name)
+			}
+		}
+	}
+	return out
 }
