@@ -115,6 +115,10 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	if !ok {
 		return nil, unsupported(fmt.Sprintf("the query %s", expr))
 	}
+	if usesApproxTopK(se) {
+		// Loki's default limits leave shard_aggregations empty.
+		return nil, &Error{Status: http.StatusBadRequest, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
+	}
 	m, err := plan.CompileMetric(se)
 	if err != nil {
 		return nil, err
@@ -167,4 +171,14 @@ func alignToStep(start, end, step int64) (int64, int64) {
 		end += step - mod
 	}
 	return start - start%step, end
+}
+
+func usesApproxTopK(e logql.SampleExpr) bool {
+	switch e := e.(type) {
+	case *logql.VectorAggregationExpr:
+		return e.Op == "approx_topk" || usesApproxTopK(e.Left)
+	case *logql.BinOpExpr:
+		return usesApproxTopK(e.LHS) || usesApproxTopK(e.RHS)
+	}
+	return false
 }

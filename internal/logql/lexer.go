@@ -47,8 +47,18 @@ func (t token) name() string {
 	return t.text
 }
 
-// keywords are tokens Loki names by their text.
-var keywords = map[string]bool{"or": true, "and": true, "unless": true, "by": true, "without": true, "bool": true, "offset": true, "on": true, "ignoring": true, "group_left": true, "group_right": true}
+// keywords are the words Loki's lexer always reads as tokens (never as
+// identifiers), named by their text in errors.
+var keywords = map[string]bool{
+	"or": true, "and": true, "unless": true, "by": true, "without": true, "bool": true, "offset": true,
+	"on": true, "ignoring": true, "group_left": true, "group_right": true,
+	"json": true, "regexp": true, "logfmt": true, "unpack": true, "pattern": true, "label_format": true,
+	"line_format": true, "decolorize": true, "drop": true, "keep": true, "variants": true,
+	"of": true, "unwrap": true,
+}
+
+// isName reports an identifier usable as a label name.
+func (t token) isName() bool { return t.kind == tIdent && !keywords[strings.ToLower(t.text)] }
 
 // twoCharOps are the operators made of two characters.
 var twoCharOps = map[string]bool{"!=": true, "=~": true, "!~": true, "|=": true, "|~": true, "|>": true, "!>": true, "==": true, ">=": true, "<=": true}
@@ -63,7 +73,9 @@ type lexer struct {
 func newLexer(input string) *lexer {
 	l := &lexer{src: strings.NewReader(input)}
 	l.s.Init(l.src)
-	l.s.Mode = scanner.ScanIdents | scanner.ScanInts | scanner.ScanFloats | scanner.ScanStrings | scanner.ScanRawStrings
+	// Loki's scanner keeps Go's comment handling: // and /* */ are skipped.
+	l.s.Mode = scanner.ScanIdents | scanner.ScanInts | scanner.ScanFloats | scanner.ScanStrings | scanner.ScanRawStrings |
+		scanner.ScanComments | scanner.SkipComments
 	l.s.Error = func(s *scanner.Scanner, msg string) {
 		if l.err == nil {
 			l.err = &ParseError{Msg: msg, Line: s.Pos().Line, Col: s.Pos().Column}

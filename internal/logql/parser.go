@@ -100,7 +100,7 @@ func (p *parser) parseSelector() (*MatchersExpr, error) {
 	sel := &MatchersExpr{}
 	if t := p.advance(); t.kind == tPunct && t.text == "}" {
 		return sel, nil
-	} else if t.kind != tIdent {
+	} else if !t.isName() {
 		return nil, p.syntaxError("IDENTIFIER", "}")
 	}
 	for {
@@ -113,7 +113,7 @@ func (p *parser) parseSelector() (*MatchersExpr, error) {
 		case t.kind == tPunct && t.text == "}":
 			return sel, nil
 		case t.kind == tPunct && t.text == ",":
-			if p.advance().kind != tIdent {
+			if !p.advance().isName() {
 				return nil, p.syntaxError("IDENTIFIER")
 			}
 		default:

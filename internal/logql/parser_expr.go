@@ -1,6 +1,7 @@
 package logql
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 )
@@ -34,6 +35,11 @@ func (p *parser) parseExpr(minPrec int) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	return p.continueExpr(lhs, minPrec)
+}
+
+// continueExpr climbs binary operators after an already parsed operand.
+func (p *parser) continueExpr(lhs Expr, minPrec int) (Expr, error) {
 	for {
 		op, ok := p.binOp()
 		if !ok || binPrec[op] < minPrec {
@@ -86,10 +92,15 @@ func newBinOp(be *BinOpExpr, lhs, rhs Expr) (Expr, error) {
 	if !lok || !rok {
 		return nil, &ParseError{Msg: "unexpected type for left leg of binary operation (" + be.Op + "): *syntax.PipelineExpr"}
 	}
-	if be.ReturnBool && !isComparison(be.Op) {
-		return nil, &ParseError{Msg: "bool modifier can only be used on comparison operators"}
-	}
 	be.LHS, be.RHS = l, r
+	if IsLogicalOp(be.Op) {
+		if lit, ok := l.(*LiteralExpr); ok {
+			return nil, &ParseError{Msg: fmt.Sprintf("unexpected literal for left leg of logical/set binary operation (%s): %f", be.Op, lit.Val)}
+		}
+		if lit, ok := r.(*LiteralExpr); ok {
+			return nil, &ParseError{Msg: fmt.Sprintf("unexpected literal for right leg of logical/set binary operation (%s): %f", be.Op, lit.Val)}
+		}
+	}
 	ll, lLit := l.(*LiteralExpr)
 	rl, rLit := r.(*LiteralExpr)
 	if lLit && rLit {
@@ -173,13 +184,15 @@ func (p *parser) parseLabelList() ([]string, error) {
 	labels := []string{}
 	p.advance()
 	for !p.isPunct(")") {
-		if p.tok.kind != tIdent {
+		if !p.tok.isName() {
 			return nil, p.syntaxError("IDENTIFIER")
 		}
 		labels = append(labels, p.tok.text)
 		p.advance()
 		if p.isPunct(",") {
-			p.advance()
+			if p.advance(); !p.tok.isName() {
+				return nil, p.syntaxError("IDENTIFIER")
+			}
 		} else if !p.isPunct(")") {
 			return nil, p.syntaxError(")", ",")
 		}

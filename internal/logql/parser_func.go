@@ -1,6 +1,8 @@
 package logql
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,9 +47,15 @@ func (p *parser) parseRangeAgg(op string) (Expr, error) {
 	e := &RangeAggregationExpr{Op: op}
 	var err error
 	if p.tok.kind == tNumber {
+		raw := p.tok.text
 		if e.Param, err = p.parseParam(); err != nil {
 			return nil, err
 		}
+		if op != "quantile_over_time" {
+			return nil, &ParseError{Msg: fmt.Sprintf("parameter %s not supported for operation %s", raw, op)}
+		}
+	} else if op == "quantile_over_time" {
+		return nil, &ParseError{Msg: "parameter required for operation quantile_over_time"}
 	}
 	r, err := p.parseLogRange()
 	if err != nil {
@@ -129,7 +137,16 @@ func (p *parser) parseLogRangeInParens() (*LogRange, error) {
 		return nil, err
 	}
 	if p.tok.kind == tRange {
-		return nil, p.syntaxError(")")
+		// ( selector pipeline [range] ): the whole log range in parentheses.
+		r := &LogRange{Left: left}
+		if err := p.parseRangeAndOffset(r); err != nil {
+			return nil, err
+		}
+		if !p.isPunct(")") {
+			return nil, p.syntaxError(")")
+		}
+		p.advance()
+		return r, nil
 	}
 	if !p.isPunct(")") {
 		return nil, p.syntaxError(")")
@@ -210,14 +227,34 @@ func (p *parser) parseVectorAgg(op string) (Expr, error) {
 	}
 	p.advance()
 	e := &VectorAggregationExpr{Op: op, Grouping: g}
-	if p.tok.kind == tNumber && (op == "topk" || op == "bottomk" || op == "approx_topk") {
-		if e.Param, err = p.parseParam(); err != nil {
-			return nil, err
+	var inner Expr
+	if p.tok.kind == tNumber {
+		numTok := p.tok
+		p.advance()
+		if p.isPunct(",") {
+			p.advance()
+			if err := checkVectorParam(op, numTok.text, g); err != nil {
+				return nil, err
+			}
+			lit, err := parseNumber(numTok)
+			if err != nil {
+				return nil, err
+			}
+			e.Param = &lit.Val
+		} else {
+			lit, err := parseNumber(numTok)
+			if err != nil {
+				return nil, err
+			}
+			if inner, err = p.continueExpr(lit, 0); err != nil {
+				return nil, err
+			}
 		}
 	}
-	inner, err := p.parseExpr(0)
-	if err != nil {
-		return nil, err
+	if inner == nil {
+		if inner, err = p.parseExpr(0); err != nil {
+			return nil, err
+		}
 	}
 	se, ok := inner.(SampleExpr)
 	if !ok {
@@ -233,7 +270,33 @@ func (p *parser) parseVectorAgg(op string) (Expr, error) {
 			return nil, err
 		}
 	}
+	if e.Param == nil && (op == "topk" || op == "bottomk" || op == "approx_topk") {
+		return nil, &ParseError{Msg: "parameter required for operation " + op}
+	}
+	if op == "approx_topk" && e.Grouping != nil {
+		return nil, &ParseError{Msg: "grouping not allowed for approx_topk aggregation"}
+	}
 	return e, nil
+}
+
+// checkVectorParam applies Loki's parameter rules: topk, bottomk and
+// approx_topk take a positive integer, the others none.
+func checkVectorParam(op, raw string, g *Grouping) error {
+	switch op {
+	case "topk", "bottomk", "approx_topk":
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			return &ParseError{Msg: fmt.Sprintf("invalid parameter %s(%s,", op, raw)}
+		}
+		if n <= 0 {
+			return &ParseError{Msg: fmt.Sprintf("invalid parameter (must be greater than 0) %s(%s", op, raw)}
+		}
+		if op == "approx_topk" && g != nil {
+			return &ParseError{Msg: "grouping not allowed for approx_topk aggregation"}
+		}
+		return nil
+	}
+	return &ParseError{Msg: fmt.Sprintf("unsupported parameter for operation %s(%s,", op, raw)}
 }
 
 func (p *parser) parseVector() (Expr, error) {

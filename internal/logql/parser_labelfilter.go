@@ -82,8 +82,8 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 		p.advance()
 		return f, nil
 	}
-	if p.tok.kind != tIdent {
-		return nil, p.syntaxError("IDENTIFIER")
+	if !p.tok.isName() {
+		return nil, p.syntaxError()
 	}
 	name := p.tok.text
 	op := p.advance()

@@ -39,6 +39,11 @@ func validateSample(e SampleExpr) error {
 		if (e.Op == "sort" || e.Op == "sort_desc") && e.Grouping != nil && len(e.Grouping.Groups) > 0 {
 			return &ParseError{Msg: "sort and sort_desc doesn't allow grouping by "}
 		}
+		if _, ok := e.Left.(*LiteralExpr); ok {
+			// Loki validates an aggregated literal as a selector without
+			// matchers.
+			return &ParseError{Msg: errAtLeastOneMatcher}
+		}
 		return validateSample(e.Left)
 	case *BinOpExpr:
 		if err := validateSample(e.LHS); err != nil {

@@ -1,0 +1,77 @@
+package logql
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+)
+
+// corpusCase is one query with the answer real Loki v3.7.8 gave on
+// query_range (testdata/README.md says how it was recorded).
+type corpusCase struct {
+	Query       string `json:"query"`
+	RangeStatus int    `json:"range_status"`
+	RangeError  string `json:"range_error"`
+}
+
+// TestLokiCorpus checks the parser against Loki's own decisions: a query
+// Loki rejects must be rejected with Loki's exact message; a query Loki
+// accepts must parse, or be reported as not supported yet. The score is
+// logged; the rejected queries whose message differs are counted against
+// a ceiling that may only go down.
+func TestLokiCorpus(t *testing.T) {
+	f, err := os.Open("testdata/corpus.jsonl")
+	if os.IsNotExist(err) {
+		t.Skip("no corpus recorded")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var total, accepted, unsupported, rejectedSame, rejectedDiffer, wronglyRejected, wronglyAccepted int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var c corpusCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		total++
+		_, err := ParseExpr(c.Query)
+		var ue *UnsupportedError
+		switch {
+		case c.RangeStatus == 200 && err == nil:
+			accepted++
+		case c.RangeStatus == 200 && errors.As(err, &ue):
+			unsupported++
+		case c.RangeStatus == 200:
+			wronglyRejected++
+			t.Logf("Loki accepts %q; vloki: %v", c.Query, err)
+		case err == nil:
+			wronglyAccepted++
+			t.Logf("Loki rejects %q (%s); vloki accepts", c.Query, c.RangeError)
+		case errors.As(err, &ue):
+			rejectedDiffer++
+		case err.Error() == c.RangeError:
+			rejectedSame++
+		default:
+			rejectedDiffer++
+		}
+	}
+	t.Logf("corpus: %d queries; Loki-valid: %d parsed, %d not supported yet, %d wrongly rejected; Loki-invalid: %d same message, %d other message, %d wrongly accepted",
+		total, accepted, unsupported, wronglyRejected, rejectedSame, rejectedDiffer, wronglyAccepted)
+	if wronglyRejected > 0 {
+		t.Errorf("%d queries Loki accepts are rejected", wronglyRejected)
+	}
+	// The one accepted query Loki rejects is approx_topk, which Loki turns
+	// down at execution (shard_aggregations off) and vloki's engine does too.
+	if wronglyAccepted > 1 {
+		t.Errorf("%d queries Loki rejects are accepted", wronglyAccepted)
+	}
+	// A ratchet: the count of Loki-exact rejection messages may only grow.
+	if rejectedSame < 282 {
+		t.Errorf("only %d rejections carry Loki's exact message, want at least 282", rejectedSame)
+	}
+}
