@@ -42,6 +42,33 @@ func (s *entryState) lookup(name string) string {
 	return s.row.lookup(name)
 }
 
+// Label is the pipeline's view of a label for label filters.
+func (s *entryState) Label(name string) (string, bool) {
+	if slices.Contains(s.dropped, name) {
+		return "", false
+	}
+	switch name {
+	case errorLabel:
+		return s.err, s.err != ""
+	case errorDetailsLabel:
+		return s.errDetails, s.errDetails != ""
+	}
+	if v, ok := s.parsed.Get(name); ok {
+		return v, true
+	}
+	if v, ok := s.row.metadata.Get(name); ok {
+		return v, true
+	}
+	return s.row.labels.Get(name)
+}
+
+// SetErrorOnce records a filter's conversion error unless one is set.
+func (s *entryState) SetErrorOnce(kind, details string) {
+	if s.err == "" {
+		s.err, s.errDetails = kind, details
+	}
+}
+
 // extract sets a parsed label unless one of that name was extracted
 // already: as in Loki, the first parser (and the first key) wins.
 func (s *entryState) extract(name, value string) {
@@ -71,7 +98,7 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 		case plan.DropStage:
 			s.dropped = append(s.dropped, st.Names...)
 		case plan.LabelFilterStage:
-			if !st.F.Match(s.lookup) {
+			if !st.F.Match(s) {
 				return false
 			}
 		case plan.ParserStage:

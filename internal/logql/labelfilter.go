@@ -6,13 +6,20 @@ import (
 	"github.com/grafana/regexp"
 )
 
-// LabelFilter is a label filter tree: string comparisons combined with
-// and/or.
+// LabelFilter is a label filter tree: comparisons combined with and/or.
 type LabelFilter interface {
-	// Match evaluates the filter on a label lookup (a missing label
-	// compares as "").
-	Match(get func(name string) string) bool
+	// Match evaluates the filter on an entry's labels; numeric filters
+	// record a conversion failure on it, as Loki's do.
+	Match(l Entry) bool
 	String() string
+}
+
+// Entry is what a label filter reads and may mark with an error.
+type Entry interface {
+	// Label returns a label's value and whether the entry has it.
+	Label(name string) (string, bool)
+	// SetErrorOnce records __error__ and its details unless one is set.
+	SetErrorOnce(kind, details string)
 }
 
 // StringLabelFilter is `name op "value"`. Its regex is anchored, and `.`
@@ -35,8 +42,11 @@ func newStringLabelFilter(t MatchType, name, value string) (*StringLabelFilter, 
 	return f, nil
 }
 
-// Match compares the label's value.
-func (f *StringLabelFilter) Match(get func(string) string) bool { return f.MatchValue(get(f.Name)) }
+// Match compares the label's value; a missing label compares as "".
+func (f *StringLabelFilter) Match(l Entry) bool {
+	v, _ := l.Label(f.Name)
+	return f.MatchValue(v)
+}
 
 // MatchValue compares a value.
 func (f *StringLabelFilter) MatchValue(v string) bool {
@@ -61,12 +71,18 @@ type BinaryLabelFilter struct {
 	Left, Right LabelFilter
 }
 
-// Match combines both sides.
-func (f *BinaryLabelFilter) Match(get func(string) string) bool {
-	if f.And {
-		return f.Left.Match(get) && f.Right.Match(get)
+// Match combines both sides as Loki does: `or` stops at a true left side;
+// `and` evaluates both (for their error side effects).
+func (f *BinaryLabelFilter) Match(l Entry) bool {
+	left := f.Left.Match(l)
+	if !f.And && left {
+		return true
 	}
-	return f.Left.Match(get) || f.Right.Match(get)
+	right := f.Right.Match(l)
+	if f.And {
+		return left && right
+	}
+	return right
 }
 
 func (f *BinaryLabelFilter) String() string {

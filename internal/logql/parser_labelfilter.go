@@ -3,6 +3,9 @@ package logql
 import (
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/dustin/go-humanize"
 )
 
 func strconvQuote(s string) string { return strconv.Quote(s) }
@@ -92,11 +95,21 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 		return nil, p.syntaxError()
 	}
 	v := p.advance()
-	if v.kind != tString || !ok {
-		return nil, &UnsupportedError{What: "numeric, duration, bytes and ip label filters"}
+	sign := ""
+	if (v.kind == tPunct && (v.text == "-" || v.text == "+")) && op.text != "=~" && op.text != "!~" {
+		sign = v.text
+		if v = p.advance(); v.kind != tNumber {
+			return nil, p.syntaxError()
+		}
 	}
-	if op.text == "==" {
-		return nil, &UnsupportedError{What: "== on strings"}
+	if v.kind == tNumber && op.text != "=~" && op.text != "!~" {
+		return p.parseCompareFilter(name, op.text, sign)
+	}
+	if v.kind == tIdent && strings.EqualFold(v.text, "ip") {
+		return nil, &UnsupportedError{What: "ip() label filters"}
+	}
+	if v.kind != tString || !ok || op.text == "==" {
+		return nil, p.syntaxError()
 	}
 	p.advance()
 	f, err := newStringLabelFilter(t, name, v.text)
@@ -104,4 +117,40 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 		return nil, &ParseError{Msg: err.Error()}
 	}
 	return f, nil
+}
+
+// parseCompareFilter reads the literal of a numeric, duration or bytes
+// filter: Loki's lexer joins a number with the unit characters after it.
+func (p *parser) parseCompareFilter(name, op, sign string) (LabelFilter, error) {
+	text, end := p.tok.text, p.tok.end
+	for p.advance(); (p.tok.kind == tIdent || p.tok.kind == tNumber || p.isPunct(".")) && p.tok.off == end; p.advance() {
+		text += p.tok.text
+		end = p.tok.end
+	}
+	f := &CompareLabelFilter{Name: name, Op: op, Text: sign + text}
+	if sign == "+" {
+		sign = ""
+	}
+	text = sign + text
+	if n, err := strconv.ParseFloat(text, 64); err == nil {
+		f.Kind, f.Number = NumberValue, n
+		return f, nil
+	}
+	if n, err := strconv.ParseInt(text, 0, 64); err == nil {
+		f.Kind, f.Number = NumberValue, float64(n)
+		return f, nil
+	}
+	if d, err := parseRangeDuration(text); err == nil {
+		f.Kind, f.Duration = DurationValue, d
+		return f, nil
+	}
+	if d, err := time.ParseDuration(text); err == nil {
+		f.Kind, f.Duration = DurationValue, d
+		return f, nil
+	}
+	if b, err := humanize.ParseBytes(text); err == nil {
+		f.Kind, f.Bytes = BytesValue, b
+		return f, nil
+	}
+	return nil, p.syntaxError()
 }

@@ -202,7 +202,10 @@ func requiredLabelNames(lq *LogQuery) []string {
 	var out []string
 	for _, st := range lq.Stages {
 		if f, ok := st.(LabelFilterStage); ok {
-			if s, ok := f.F.(*logql.StringLabelFilter); ok {
+			switch s := f.F.(type) {
+			case *logql.StringLabelFilter:
+				out = append(out, s.Name)
+			case *logql.CompareLabelFilter:
 				out = append(out, s.Name)
 			}
 		}
