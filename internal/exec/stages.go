@@ -105,9 +105,12 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 			if s.parserIdle() {
 				continue
 			}
-			if st.Op == "logfmt" {
+			switch st.Op {
+			case "logfmt":
 				parseLogfmt(s)
-			} else {
+			case "regexp":
+				parseRegexp(s, st.Expr)
+			default:
 				parseJSON(s)
 			}
 		}

@@ -205,6 +205,14 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "logfmt") && p.lex.peekOp() == "" {
 		return p.parseLogfmtStage()
 	}
+	if strings.EqualFold(t.text, "regexp") && p.lex.peekOp() == "" {
+		if p.advance().kind != tString {
+			return nil, p.syntaxError("STRING")
+		}
+		re := p.tok.text
+		p.advance()
+		return newRegexpParser(re)
+	}
 	if next := p.lex.peekOp(); next != "" {
 		f, err := p.parseLabelFilter(1)
 		if err != nil {

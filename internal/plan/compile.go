@@ -30,7 +30,7 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 			q.Stages = append(q.Stages, DropStage{Names: st.Names})
 		case *logql.LabelParserExpr:
 			q.HasParser, q.PushdownExact = true, false
-			q.Stages = append(q.Stages, ParserStage{Op: st.Op})
+			q.Stages = append(q.Stages, ParserStage{Op: st.Op, Expr: st})
 		case *logql.LabelFilterExpr:
 			f, ok := pushdownLabelFilter(st.Filter)
 			if ok && !dropped && !q.HasParser {

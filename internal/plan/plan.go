@@ -25,8 +25,11 @@ type DropStage struct{ Names []string }
 // LabelFilterStage keeps entries whose labels pass the filter.
 type LabelFilterStage struct{ F logql.LabelFilter }
 
-// ParserStage extracts labels from the line (json).
-type ParserStage struct{ Op string }
+// ParserStage extracts labels from the line (json, logfmt, regexp).
+type ParserStage struct {
+	Op   string
+	Expr *logql.LabelParserExpr
+}
 
 func (LineStage) stage()        {}
 func (DropStage) stage()        {}
