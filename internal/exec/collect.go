@@ -43,6 +43,7 @@ func (c *collector) add(r *logRow) {
 		return
 	}
 	r.parsed = st.outputParsed(c.req.Query.Drop)
+	r.out = st.line
 	if c.isDuplicate(r) {
 		return
 	}
@@ -84,7 +85,7 @@ func (c *collector) append(r *logRow) {
 		labels, metadata = labels.Without(drop...), metadata.Without(drop...)
 		key = labels.String()
 	}
-	e := model.Entry{TimestampNs: r.ts, Line: r.line}
+	e := model.Entry{TimestampNs: r.ts, Line: r.out}
 	if c.req.Categorize {
 		e.StructuredMetadata, e.Parsed = metadata, r.parsed
 	} else if len(metadata) > 0 || len(r.parsed) > 0 {

@@ -132,7 +132,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, hints *
 			index[key] = s
 		}
 		s.ts = append(s.ts, row.ts)
-		s.bytes = append(s.bytes, int64(len(row.line)))
+		s.bytes = append(s.bytes, int64(len(st.line)))
 		return nil
 	})
 	if err != nil {

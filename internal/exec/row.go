@@ -18,6 +18,7 @@ type logRow struct {
 	line     string
 	metadata model.Labels // structured metadata, sorted
 	parsed   model.Labels // labels parsers extracted, sorted
+	out      string       // the line after the pipeline changed it
 }
 
 // toLogRow copies what vloki needs out of a VictoriaLogs row.

@@ -27,7 +27,7 @@ var errAllExtracted = errors.New("all wanted labels extracted")
 
 func parseJSON(s *entryState) {
 	p := &jsonParse{s: s}
-	err := jsonparser.ObjectEach([]byte(s.row.line), p.visit)
+	err := jsonparser.ObjectEach([]byte(s.line), p.visit)
 	if err != nil && !errors.Is(err, errAllExtracted) {
 		s.err, s.errDetails = jsonParserErr, err.Error()
 	}

@@ -10,7 +10,7 @@ import (
 // malformed pairs skipped without an error, names sanitised, "_extracted"
 // on collisions with stream labels or structured metadata, first key wins.
 func parseLogfmt(s *entryState) {
-	sc := logfmtScanner{line: []byte(s.row.line)}
+	sc := logfmtScanner{line: []byte(s.line)}
 	for !sc.eol() {
 		key, value, ok := sc.next()
 		if !ok {

@@ -10,7 +10,7 @@ import (
 // match becomes a label (empty when the group did not take part), names
 // sanitised, "_extracted" on collisions, an extracted name kept first.
 func parseRegexp(s *entryState, e *logql.LabelParserExpr) {
-	m := e.Regexp.FindStringSubmatchIndex(s.row.line)
+	m := e.Regexp.FindStringSubmatchIndex(s.line)
 	if m == nil {
 		return
 	}
@@ -32,7 +32,7 @@ func parseRegexp(s *entryState, e *logql.LabelParserExpr) {
 		}
 		value := ""
 		if m[2*i] >= 0 {
-			value = s.row.line[m[2*i]:m[2*i+1]]
+			value = s.line[m[2*i]:m[2*i+1]]
 		}
 		s.extract(name, value)
 	}

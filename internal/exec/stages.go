@@ -2,11 +2,16 @@ package exec
 
 import (
 	"slices"
+
+	"github.com/grafana/regexp"
 	"strings"
 
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 )
+
+// ansiRegexp is the ansi-regex pattern Loki's decolorize stage removes.
+var ansiRegexp = regexp.MustCompile("[\u001B\u009B][[\\]()#;?]*(?:(?:(?:[a-zA-Z\\d]*(?:;[a-zA-Z\\d]*)*)?\u0007)|(?:(?:\\d{1,4}(?:;\\d{0,4})*)?[\\dA-PRZcf-ntqry=><~]))")
 
 // Loki's error labels.
 const (
@@ -17,6 +22,7 @@ const (
 // entryState is one entry going through the local stages.
 type entryState struct {
 	row        *logRow
+	line       string            // the line as the stages have changed it
 	hints      *plan.ParserHints // nil: parsers extract everything
 	parsed     model.Labels      // in extraction order
 	err        string
@@ -89,12 +95,15 @@ func (s *entryState) baseOrMetadataHas(name string) bool {
 
 // runStages applies the local stages in order; false drops the entry.
 func runStages(q *plan.LogQuery, s *entryState) bool {
+	s.line = s.row.line
 	for _, st := range q.Stages {
 		switch st := st.(type) {
 		case plan.LineStage:
-			if !st.M.Match(s.row.line) {
+			if !st.M.Match(s.line) {
 				return false
 			}
+		case plan.DecolorizeStage:
+			s.line = ansiRegexp.ReplaceAllString(s.line, "")
 		case plan.DropStage:
 			s.dropped = append(s.dropped, st.Names...)
 		case plan.LabelFilterStage:

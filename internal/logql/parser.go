@@ -205,6 +205,10 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "logfmt") && p.lex.peekOp() == "" {
 		return p.parseLogfmtStage()
 	}
+	if strings.EqualFold(t.text, "decolorize") {
+		p.advance()
+		return &DecolorizeExpr{}, nil
+	}
 	if strings.EqualFold(t.text, "regexp") && p.lex.peekOp() == "" {
 		if p.advance().kind != tString {
 			return nil, p.syntaxError("STRING")

@@ -17,13 +17,17 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 	filters := logsql.And{StreamFilter(sel.Matchers())}
 	q := &LogQuery{PushdownExact: true}
 	dropped := false
-	for _, st := range sel.Stages() {
+	for _, st := range reorderStages(sel.Stages()) {
 		switch st := st.(type) {
 		case *logql.LineFilterExpr:
 			if f := pushdownLineFilter(st); f != nil {
 				filters = append(filters, f)
 			}
 			q.Stages = append(q.Stages, LineStage{M: st})
+		case *logql.DecolorizeExpr:
+			// The output line and its bytes change: no aggregation pushdown.
+			q.PushdownExact = false
+			q.Stages = append(q.Stages, DecolorizeStage{})
 		case *logql.DropLabelsExpr:
 			dropped = true
 			q.Drop = append(q.Drop, st.Names...)
@@ -116,4 +120,30 @@ func pushdownStringFilter(f *logql.StringLabelFilter) (logsql.Filter, bool) {
 		return logsql.Regexp{Field: f.Name, Re: "^(?:" + f.Value + ")$"}, true
 	}
 	return logsql.Not{F: logsql.Regexp{Field: f.Name, Re: "^(?:" + f.Value + ")$"}}, true
+}
+
+// reorderStages moves line filters ahead of the other stages of their
+// segment, as Loki's MultiStageExpr.reorderStages does; a label filter
+// ends a segment. So every line filter sees the stored line (vloki has no
+// line_format or unpack yet, the stages that would end a segment too).
+func reorderStages(stages []logql.Stage) []logql.Stage {
+	out := make([]logql.Stage, 0, len(stages))
+	var lines, others []logql.Stage
+	flush := func() {
+		out = append(append(out, lines...), others...)
+		lines, others = lines[:0], others[:0]
+	}
+	for _, st := range stages {
+		switch st.(type) {
+		case *logql.LabelFilterExpr:
+			flush()
+			out = append(out, st)
+		case *logql.LineFilterExpr:
+			lines = append(lines, st)
+		default:
+			others = append(others, st)
+		}
+	}
+	flush()
+	return out
 }

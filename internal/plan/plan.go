@@ -31,6 +31,10 @@ type ParserStage struct {
 	Expr *logql.LabelParserExpr
 }
 
+// DecolorizeStage strips ANSI escape sequences from the line.
+type DecolorizeStage struct{}
+
+func (DecolorizeStage) stage()  {}
 func (LineStage) stage()        {}
 func (DropStage) stage()        {}
 func (LabelFilterStage) stage() {}
