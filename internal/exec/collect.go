@@ -42,8 +42,9 @@ func (c *collector) add(r *logRow) {
 	if !runStages(c.req.Query, &st) {
 		return
 	}
-	r.parsed = st.outputParsed(c.req.Query.Drop)
+	r.parsed = st.outputParsed()
 	r.out = st.line
+	r.outLabels, r.outMetadata = st.remaining(r.labels), st.remaining(r.metadata)
 	if c.isDuplicate(r) {
 		return
 	}
@@ -79,10 +80,9 @@ func (c *collector) intervalAllows(ts int64) bool {
 }
 
 func (c *collector) append(r *logRow) {
-	labels, key := r.labels, r.key
-	metadata := r.metadata
-	if drop := c.req.Query.Drop; len(drop) > 0 {
-		labels, metadata = labels.Without(drop...), metadata.Without(drop...)
+	labels, key := r.outLabels, r.key
+	metadata := r.outMetadata
+	if len(labels) != len(r.labels) {
 		key = labels.String()
 	}
 	e := model.Entry{TimestampNs: r.ts, Line: r.out}

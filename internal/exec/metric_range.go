@@ -121,10 +121,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, hints *
 		if !runStages(lq, &st) {
 			return nil
 		}
-		labels := mergeLabels(mergeLabels(row.labels, row.metadata), st.outputParsed(lq.Drop))
-		if len(lq.Drop) > 0 {
-			labels = labels.Without(lq.Drop...)
-		}
+		labels := mergeLabels(mergeLabels(st.remaining(row.labels), st.remaining(row.metadata)), st.outputParsed())
 		key := labels.String()
 		s, ok := index[key]
 		if !ok {

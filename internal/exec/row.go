@@ -19,6 +19,8 @@ type logRow struct {
 	metadata model.Labels // structured metadata, sorted
 	parsed   model.Labels // labels parsers extracted, sorted
 	out      string       // the line after the pipeline changed it
+	// outLabels and outMetadata are what remains after drop/keep.
+	outLabels, outMetadata model.Labels
 }
 
 // toLogRow copies what vloki needs out of a VictoriaLogs row.

@@ -2,9 +2,11 @@ package exec
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/grafana/regexp"
-	"strings"
+
+	"github.com/vloki/vloki/internal/logql"
 
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -27,32 +29,12 @@ type entryState struct {
 	parsed     model.Labels      // in extraction order
 	err        string
 	errDetails string
-	dropped    []string
+	deleted    []string // stream labels and structured metadata removed
 }
 
-// lookup returns a label as the pipeline sees it: parsed labels first,
-// then structured metadata, then stream labels; dropped ones are "".
-func (s *entryState) lookup(name string) string {
-	if slices.Contains(s.dropped, name) {
-		return ""
-	}
-	switch name {
-	case errorLabel:
-		return s.err
-	case errorDetailsLabel:
-		return s.errDetails
-	}
-	if v, ok := s.parsed.Get(name); ok {
-		return v
-	}
-	return s.row.lookup(name)
-}
-
-// Label is the pipeline's view of a label for label filters.
+// Label is the pipeline's view of a label: parsed labels first, then
+// structured metadata, then stream labels, less deleted ones.
 func (s *entryState) Label(name string) (string, bool) {
-	if slices.Contains(s.dropped, name) {
-		return "", false
-	}
 	switch name {
 	case errorLabel:
 		return s.err, s.err != ""
@@ -62,10 +44,83 @@ func (s *entryState) Label(name string) (string, bool) {
 	if v, ok := s.parsed.Get(name); ok {
 		return v, true
 	}
+	if slices.Contains(s.deleted, name) {
+		return "", false
+	}
 	if v, ok := s.row.metadata.Get(name); ok {
 		return v, true
 	}
 	return s.row.labels.Get(name)
+}
+
+// del removes a label as Loki's drop does; for the error labels that means
+// clearing the error.
+func (s *entryState) del(name string) {
+	switch name {
+	case errorLabel:
+		s.err = ""
+		return
+	case errorDetailsLabel:
+		s.errDetails = ""
+		return
+	}
+	s.parsed = s.parsed.Without(name)
+	if !slices.Contains(s.deleted, name) {
+		s.deleted = append(s.deleted, name)
+	}
+}
+
+// drop applies a drop stage.
+func (s *entryState) drop(items []logql.LabelSelection) {
+	for _, it := range items {
+		if it.Matcher == nil {
+			s.del(it.Name)
+			continue
+		}
+		v, _ := s.Label(it.Name)
+		if it.Matcher.Matches(v) {
+			s.del(it.Name)
+		}
+	}
+}
+
+// keep applies a keep stage: every label not listed (or not matching its
+// matcher) goes; the error labels stay.
+func (s *entryState) keep(items []logql.LabelSelection) {
+	for _, name := range s.labelNames() {
+		v, _ := s.Label(name)
+		kept := false
+		for _, it := range items {
+			if it.Name == name && (it.Matcher == nil || it.Matcher.Matches(v)) {
+				kept = true
+				break
+			}
+		}
+		if !kept {
+			s.del(name)
+		}
+	}
+}
+
+// labelNames lists the entry's current label names.
+func (s *entryState) labelNames() []string {
+	var out []string
+	for _, set := range []model.Labels{s.row.labels, s.row.metadata, s.parsed} {
+		for _, l := range set {
+			if _, ok := s.Label(l.Name); ok && !slices.Contains(out, l.Name) {
+				out = append(out, l.Name)
+			}
+		}
+	}
+	return out
+}
+
+// remaining returns a label set less the deleted labels.
+func (s *entryState) remaining(ls model.Labels) model.Labels {
+	if len(s.deleted) == 0 {
+		return ls
+	}
+	return ls.Without(s.deleted...)
 }
 
 // SetErrorOnce records a filter's conversion error unless one is set.
@@ -105,7 +160,9 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 		case plan.DecolorizeStage:
 			s.line = ansiRegexp.ReplaceAllString(s.line, "")
 		case plan.DropStage:
-			s.dropped = append(s.dropped, st.Names...)
+			s.drop(st.Items)
+		case plan.KeepStage:
+			s.keep(st.Items)
 		case plan.LabelFilterStage:
 			if !st.F.Match(s) {
 				return false
@@ -128,19 +185,15 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 }
 
 // outputParsed is the parsed labels an entry carries out, sorted, with the
-// error labels and without dropped ones.
-func (s *entryState) outputParsed(drop []string) model.Labels {
+// error labels.
+func (s *entryState) outputParsed() model.Labels {
 	out := make(model.Labels, 0, len(s.parsed)+2)
-	for _, l := range s.parsed {
-		if !slices.Contains(drop, l.Name) {
-			out = append(out, l)
-		}
-	}
-	if s.err != "" && !slices.Contains(drop, errorLabel) {
+	out = append(out, s.parsed...)
+	if s.err != "" {
 		out = append(out, model.Label{Name: errorLabel, Value: s.err})
-		if s.errDetails != "" && !slices.Contains(drop, errorDetailsLabel) {
-			out = append(out, model.Label{Name: errorDetailsLabel, Value: s.errDetails})
-		}
+	}
+	if s.errDetails != "" {
+		out = append(out, model.Label{Name: errorDetailsLabel, Value: s.errDetails})
 	}
 	out.Sort()
 	return out

@@ -199,6 +199,13 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "drop") {
 		return p.parseDrop()
 	}
+	if strings.EqualFold(t.text, "keep") {
+		items, err := p.parseLabelSelections()
+		if err != nil {
+			return nil, err
+		}
+		return &KeepLabelsExpr{Items: items}, nil
+	}
 	if strings.EqualFold(t.text, "json") && p.lex.peekOp() == "" {
 		return p.parseJSONStage()
 	}
@@ -228,18 +235,37 @@ func (p *parser) parseStage() (Stage, error) {
 }
 
 func (p *parser) parseDrop() (Stage, error) {
-	d := &DropLabelsExpr{}
+	items, err := p.parseLabelSelections()
+	if err != nil {
+		return nil, err
+	}
+	return &DropLabelsExpr{Items: items}, nil
+}
+
+// parseLabelSelections reads drop/keep items: `a, b="v", c=~"re"`.
+func (p *parser) parseLabelSelections() ([]LabelSelection, error) {
+	var items []LabelSelection
 	for {
-		if p.advance().kind != tIdent {
+		if !p.advance().isName() {
 			return nil, p.syntaxError("IDENTIFIER")
 		}
-		d.Names = append(d.Names, p.tok.text)
+		name := p.tok.text
 		next := p.advance()
-		if next.kind == tPunct && (next.text == "=" || next.text == "!=" || next.text == "=~" || next.text == "!~") {
-			return nil, &UnsupportedError{What: "drop with label matchers"}
+		if t, ok := matchOps[next.text]; ok && next.kind == tPunct {
+			if p.advance().kind != tString {
+				return nil, p.syntaxError("STRING")
+			}
+			m, err := NewMatcher(t, name, p.tok.text)
+			if err != nil {
+				return nil, &ParseError{Msg: err.Error()}
+			}
+			items = append(items, LabelSelection{Name: name, Matcher: m})
+			next = p.advance()
+		} else {
+			items = append(items, LabelSelection{Name: name})
 		}
 		if next.kind != tPunct || next.text != "," {
-			return d, nil
+			return items, nil
 		}
 	}
 }

@@ -30,8 +30,13 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 			q.Stages = append(q.Stages, DecolorizeStage{})
 		case *logql.DropLabelsExpr:
 			dropped = true
-			q.Drop = append(q.Drop, st.Names...)
-			q.Stages = append(q.Stages, DropStage{Names: st.Names})
+			for _, it := range st.Items {
+				q.Drop = append(q.Drop, it.Name)
+			}
+			q.Stages = append(q.Stages, DropStage{Items: st.Items})
+		case *logql.KeepLabelsExpr:
+			dropped, q.PushdownExact = true, false
+			q.Stages = append(q.Stages, KeepStage{Items: st.Items})
 		case *logql.LabelParserExpr:
 			q.HasParser, q.PushdownExact = true, false
 			q.Stages = append(q.Stages, ParserStage{Op: st.Op, Expr: st})

@@ -19,8 +19,13 @@ type Stage interface{ stage() }
 // LineStage keeps lines a line filter accepts.
 type LineStage struct{ M LineMatcher }
 
-// DropStage removes labels from the entry.
-type DropStage struct{ Names []string }
+// DropStage removes labels from the entry (matchers: when they match).
+type DropStage struct{ Items []logql.LabelSelection }
+
+// KeepStage removes every label it does not list (error labels stay).
+type KeepStage struct{ Items []logql.LabelSelection }
+
+func (KeepStage) stage() {}
 
 // LabelFilterStage keeps entries whose labels pass the filter.
 type LabelFilterStage struct{ F logql.LabelFilter }
@@ -50,7 +55,7 @@ type LogQuery struct {
 	PushdownExact bool
 	// Stages run locally on every row, in order.
 	Stages []Stage
-	// Drop are all label names the query drops, removed from the output.
+	// Drop are the label names drop stages may remove.
 	Drop []string
 	// HasParser reports a parser stage: entries gain parsed labels.
 	HasParser bool
