@@ -176,6 +176,8 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 				parseLogfmt(s)
 			case "regexp":
 				parseRegexp(s, st.Expr)
+			case "pattern":
+				parsePattern(s, st.Expr)
 			default:
 				parseJSON(s)
 			}

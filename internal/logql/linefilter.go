@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/grafana/regexp"
+
+	"github.com/vloki/vloki/internal/logql/pattern"
 )
 
 // LineFilterType is a line filter's operator.
@@ -12,18 +14,25 @@ type LineFilterType int
 
 // Line filter operators.
 const (
-	LineMatchEqual     LineFilterType = iota // |=  contains
-	LineMatchNotEqual                        // !=  does not contain
-	LineMatchRegexp                          // |~  unanchored RE2 match
-	LineMatchNotRegexp                       // !~  no RE2 match
+	LineMatchEqual      LineFilterType = iota // |=  contains
+	LineMatchNotEqual                         // !=  does not contain
+	LineMatchRegexp                           // |~  unanchored RE2 match
+	LineMatchNotRegexp                        // !~  no RE2 match
+	LineMatchPattern                          // |>  pattern match
+	LineMatchNotPattern                       // !>  no pattern match
 )
 
 func (t LineFilterType) String() string {
-	return [...]string{"|=", "!=", "|~", "!~"}[t]
+	return [...]string{"|=", "!=", "|~", "!~", "|>", "!>"}[t]
 }
 
 // Negative reports whether the filter keeps lines that do not match.
-func (t LineFilterType) Negative() bool { return t == LineMatchNotEqual || t == LineMatchNotRegexp }
+func (t LineFilterType) Negative() bool {
+	return t == LineMatchNotEqual || t == LineMatchNotRegexp || t == LineMatchNotPattern
+}
+
+// Pattern reports whether values are pattern expressions.
+func (t LineFilterType) Pattern() bool { return t == LineMatchPattern || t == LineMatchNotPattern }
 
 // Regexp reports whether values are regular expressions.
 func (t LineFilterType) Regexp() bool { return t == LineMatchRegexp || t == LineMatchNotRegexp }
@@ -32,13 +41,27 @@ func (t LineFilterType) Regexp() bool { return t == LineMatchRegexp || t == Line
 // filter keeps a line matching any value; a negative one keeps a line
 // matching none (Loki rewrites `!= "a" or "b"` to `!= "a" != "b"`).
 type LineFilterExpr struct {
-	Type   LineFilterType
-	Values []string
-	res    []*regexp.Regexp
+	Type     LineFilterType
+	Values   []string
+	res      []*regexp.Regexp
+	patterns []pattern.Expr
 }
 
 func newLineFilter(t LineFilterType, values []string) (*LineFilterExpr, error) {
 	f := &LineFilterExpr{Type: t, Values: values}
+	if t.Pattern() {
+		for _, v := range values {
+			e, err := pattern.Parse(v)
+			if err == nil {
+				err = e.ValidateLineFilter()
+			}
+			if err != nil {
+				return nil, err
+			}
+			f.patterns = append(f.patterns, e)
+		}
+		return f, nil
+	}
 	if t.Regexp() {
 		for _, v := range values {
 			re, err := regexp.Compile(v)
@@ -56,9 +79,12 @@ func (f *LineFilterExpr) Match(line string) bool {
 	any := false
 	for i, v := range f.Values {
 		var hit bool
-		if f.Type.Regexp() {
+		switch {
+		case f.Type.Pattern():
+			hit = f.patterns[i].Test(line)
+		case f.Type.Regexp():
 			hit = f.res[i].MatchString(line)
-		} else {
+		default:
 			hit = strings.Contains(line, v)
 		}
 		if hit {

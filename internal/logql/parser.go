@@ -3,6 +3,8 @@ package logql
 import (
 	"fmt"
 	"strings"
+
+	"github.com/vloki/vloki/internal/logql/pattern"
 )
 
 // ParseExpr parses and validates a query as Loki's syntax.ParseExpr does.
@@ -141,7 +143,8 @@ func (p *parser) parseMatcher() (*Matcher, error) {
 	return m, nil
 }
 
-var lineOps = map[string]LineFilterType{"|=": LineMatchEqual, "!=": LineMatchNotEqual, "|~": LineMatchRegexp, "!~": LineMatchNotRegexp}
+var lineOps = map[string]LineFilterType{"|=": LineMatchEqual, "!=": LineMatchNotEqual, "|~": LineMatchRegexp, "!~": LineMatchNotRegexp,
+	"|>": LineMatchPattern, "!>": LineMatchNotPattern}
 
 // parsePipeline reads stages after a selector, starting at the current
 // token, and stops at the first token that cannot continue a pipeline.
@@ -156,8 +159,6 @@ func (p *parser) parsePipeline() ([]Stage, error) {
 				return nil, err
 			}
 			stages = append(stages, f)
-		case t.kind == tPunct && (t.text == "|>" || t.text == "!>"):
-			return nil, &UnsupportedError{What: "pattern line filters (" + t.text + ")"}
 		case t.kind == tPunct && t.text == "|":
 			st, err := p.parseStage()
 			if err != nil {
@@ -215,6 +216,21 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "decolorize") {
 		p.advance()
 		return &DecolorizeExpr{}, nil
+	}
+	if strings.EqualFold(t.text, "pattern") && p.lex.peekOp() == "" {
+		if p.advance().kind != tString {
+			return nil, p.syntaxError("STRING")
+		}
+		src := p.tok.text
+		p.advance()
+		e, err := pattern.Parse(src)
+		if err == nil {
+			err = e.ValidateParser()
+		}
+		if err != nil {
+			return nil, &ParseError{Msg: "invalid pattern parser: " + err.Error()}
+		}
+		return &LabelParserExpr{Op: "pattern", Param: src, Pattern: e}, nil
 	}
 	if strings.EqualFold(t.text, "regexp") && p.lex.peekOp() == "" {
 		if p.advance().kind != tString {

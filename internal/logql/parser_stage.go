@@ -5,6 +5,8 @@ import (
 	"strconv"
 
 	"github.com/grafana/regexp"
+
+	"github.com/vloki/vloki/internal/logql/pattern"
 )
 
 // LabelParserExpr is a parser stage: `| json`, `| logfmt`,
@@ -15,10 +17,12 @@ type LabelParserExpr struct {
 	// Regexp is the compiled regexp parser and its named groups by index.
 	Regexp *regexp.Regexp
 	Names  map[int]string
+	// Pattern is the pattern parser's expression.
+	Pattern pattern.Expr
 }
 
 func (e *LabelParserExpr) String() string {
-	if e.Param != "" || e.Op == "regexp" {
+	if e.Param != "" || e.Op == "regexp" || e.Op == "pattern" {
 		return "| " + e.Op + " " + strconv.Quote(e.Param)
 	}
 	return "| " + e.Op

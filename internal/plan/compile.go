@@ -20,7 +20,10 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 	for _, st := range reorderStages(sel.Stages()) {
 		switch st := st.(type) {
 		case *logql.LineFilterExpr:
-			if f := pushdownLineFilter(st); f != nil {
+			if st.Type.Pattern() {
+				// Pattern filters have no exact LogsQL form: local only.
+				q.PushdownExact = false
+			} else if f := pushdownLineFilter(st); f != nil {
 				filters = append(filters, f)
 			}
 			q.Stages = append(q.Stages, LineStage{M: st})

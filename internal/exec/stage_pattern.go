@@ -1,0 +1,20 @@
+package exec
+
+import "github.com/vloki/vloki/internal/logql"
+
+// parsePattern is Loki's pattern parser: each named capture that the line
+// reaches becomes a label (names are used as written), "_extracted" on
+// collisions, an extracted name kept first.
+func parsePattern(s *entryState, e *logql.LabelParserExpr) {
+	names := e.Pattern.Names()
+	for i, v := range e.Pattern.Matches(s.line) {
+		name := names[i]
+		if s.baseOrMetadataHas(name) {
+			name += "_extracted"
+		}
+		if _, done := s.parsed.Get(name); done || !s.wants(name) {
+			continue
+		}
+		s.extract(name, v)
+	}
+}
