@@ -32,14 +32,37 @@ func (g *Grouping) String() string {
 // LogRange is a log query over a range: `{...} |= "x" [5m] offset 1h`.
 type LogRange struct {
 	Left     LogSelectorExpr
+	Unwrap   *UnwrapExpr
 	Interval time.Duration
 	Offset   time.Duration
 }
 
 func (r *LogRange) String() string {
-	s := r.Left.String() + "[" + formatDuration(r.Interval) + "]"
+	s := r.Left.String() + r.Unwrap.String() + "[" + formatDuration(r.Interval) + "]"
 	if r.Offset != 0 {
-		s += " offset " + formatDuration(r.Offset)
+		s += " offset " + r.Offset.String()
+	}
+	return s
+}
+
+// UnwrapExpr is `| unwrap [conversion(]label[)]` and the label filters
+// applied after it.
+type UnwrapExpr struct {
+	Identifier  string
+	Operation   string // "", "bytes", "duration" or "duration_seconds"
+	PostFilters []LabelFilter
+}
+
+func (u *UnwrapExpr) String() string {
+	if u == nil {
+		return ""
+	}
+	s := " | unwrap " + u.Identifier
+	if u.Operation != "" {
+		s = " | unwrap " + u.Operation + "(" + u.Identifier + ")"
+	}
+	for _, f := range u.PostFilters {
+		s += " | " + f.String()
 	}
 	return s
 }
@@ -77,7 +100,11 @@ func (e *VectorAggregationExpr) String() string {
 	if e.Param != nil {
 		param = formatFloat(*e.Param) + ","
 	}
-	return e.Op + e.Grouping.String() + "(" + param + e.Left.String() + ")"
+	grouping := ""
+	if g := e.Grouping; g != nil && (g.Without || len(g.Groups) > 0) {
+		grouping = g.String()
+	}
+	return e.Op + grouping + "(" + param + e.Left.String() + ")"
 }
 
 // VectorMatching is `on (...)` / `ignoring (...)`.
@@ -106,7 +133,9 @@ func (e *BinOpExpr) String() string {
 		if m.On {
 			kw = " on"
 		}
-		mod += kw + "(" + strings.Join(m.Labels, ",") + ")"
+		if m.On || len(m.Labels) > 0 {
+			mod += kw + " (" + strings.Join(m.Labels, ",") + ") "
+		}
 	}
 	return "(" + e.LHS.String() + " " + e.Op + mod + " " + e.RHS.String() + ")"
 }
@@ -118,7 +147,7 @@ type LiteralExpr struct {
 
 func (*LiteralExpr) sampleExpr() {}
 
-func (e *LiteralExpr) String() string { return formatFloat(e.Val) }
+func (e *LiteralExpr) String() string { return strconv.FormatFloat(e.Val, 'g', -1, 64) }
 
 // VectorExpr is `vector(1)`.
 type VectorExpr struct {
@@ -127,7 +156,7 @@ type VectorExpr struct {
 
 func (*VectorExpr) sampleExpr() {}
 
-func (e *VectorExpr) String() string { return "vector(" + formatFloat(e.Val) + ")" }
+func (e *VectorExpr) String() string { return "vector(" + strconv.FormatFloat(e.Val, 'f', 6, 64) + ")" }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 

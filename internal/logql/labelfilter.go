@@ -88,7 +88,7 @@ func (f *BinaryLabelFilter) Match(l Entry) bool {
 func (f *BinaryLabelFilter) String() string {
 	op := " or "
 	if f.And {
-		op = " and "
+		op = " , "
 	}
 	return "( " + f.Left.String() + op + f.Right.String() + " )"
 }

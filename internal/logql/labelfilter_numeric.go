@@ -2,6 +2,7 @@ package logql
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -98,4 +99,18 @@ func holds(op string, cmp int) bool {
 	return cmp <= 0
 }
 
-func (f *CompareLabelFilter) String() string { return f.Name + f.Op + f.Text }
+// String prints the filter as Loki does: `=` as `==`, durations in Go's
+// form, bytes in humanize's form without spaces.
+func (f *CompareLabelFilter) String() string {
+	op := f.Op
+	if op == "=" {
+		op = "=="
+	}
+	switch f.Kind {
+	case DurationValue:
+		return f.Name + op + f.Duration.String()
+	case BytesValue:
+		return f.Name + op + strings.ReplaceAll(humanize.Bytes(f.Bytes), " ", "")
+	}
+	return f.Name + op + strconv.FormatFloat(f.Number, 'f', -1, 64)
+}

@@ -109,8 +109,8 @@ func (l *lexer) next() token {
 	default:
 		tok.kind, tok.text = tPunct, string(r)
 		if two := tok.text + string(l.s.Peek()); twoCharOps[two] {
-			l.s.Next()
-			tok.text = two
+			l.s.Next() // invalidates the token's line, as in Loki's lexer
+			tok.text, tok.line = two, 0
 		}
 	}
 	tok.end = l.s.Pos().Offset
@@ -144,17 +144,22 @@ func (l *lexer) stringToken(tok token) token {
 	return tok
 }
 
-// peekOp returns the comparison operator that follows the current token,
-// or "", without consuming anything: it tells a label filter (`| a="b"`)
-// from a stage name (`| json`).
-func (l *lexer) peekOp() string {
+// peek returns the next token without consuming anything.
+func (l *lexer) peek() token {
 	saved, savedErr := l.s, l.err
 	offset, _ := l.src.Seek(0, io.SeekCurrent)
 	defer func() {
 		l.s, l.err = saved, savedErr
 		_, _ = l.src.Seek(offset, io.SeekStart)
 	}()
-	t := l.next()
+	return l.next()
+}
+
+// peekOp returns the comparison operator that follows the current token,
+// or "", without consuming anything: it tells a label filter (`| a="b"`)
+// from a stage name (`| json`).
+func (l *lexer) peekOp() string {
+	t := l.peek()
 	if t.kind == tPunct {
 		switch t.text {
 		case "=", "==", "!=", "=~", "!~", ">", ">=", "<", "<=":
@@ -163,3 +168,5 @@ func (l *lexer) peekOp() string {
 	}
 	return ""
 }
+
+func (t token) isPunctText(s string) bool { return t.kind == tPunct && t.text == s }

@@ -100,5 +100,9 @@ func (f *LineFilterExpr) String() string {
 	for i, v := range f.Values {
 		parts[i] = strconv.Quote(v)
 	}
-	return f.Type.String() + " " + strings.Join(parts, " or ")
+	sep := " or "
+	if f.Type.Negative() {
+		sep = " " + f.Type.String() + " "
+	}
+	return f.Type.String() + " " + strings.Join(parts, sep)
 }

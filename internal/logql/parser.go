@@ -147,8 +147,9 @@ var lineOps = map[string]LineFilterType{"|=": LineMatchEqual, "!=": LineMatchNot
 	"|>": LineMatchPattern, "!>": LineMatchNotPattern}
 
 // parsePipeline reads stages after a selector, starting at the current
-// token, and stops at the first token that cannot continue a pipeline.
-func (p *parser) parsePipeline() ([]Stage, error) {
+// token, and stops at the first token that cannot continue a pipeline. In
+// a log range (allowUnwrap) the pipeline may end in `| unwrap`.
+func (p *parser) parsePipeline(allowUnwrap bool) ([]Stage, *UnwrapExpr, error) {
 	var stages []Stage
 	for {
 		t := p.tok
@@ -156,20 +157,30 @@ func (p *parser) parsePipeline() ([]Stage, error) {
 		case t.kind == tPunct && isLineOp(t.text):
 			f, err := p.parseLineFilter(lineOps[t.text])
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			stages = append(stages, f)
 		case t.kind == tPunct && t.text == "|":
+			if p.advance(); p.isWord("unwrap") {
+				if !allowUnwrap {
+					return nil, nil, p.syntaxError()
+				}
+				u, err := p.parseUnwrap()
+				return stages, u, err
+			}
 			st, err := p.parseStage()
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			stages = append(stages, st)
 		default:
-			return stages, p.lex.errOrNil()
+			return stages, nil, p.lex.errOrNil()
 		}
 	}
 }
+
+// isWord reports whether the current token is the identifier w, in any case.
+func (p *parser) isWord(w string) bool { return p.tok.kind == tIdent && strings.EqualFold(p.tok.text, w) }
 
 func isLineOp(s string) bool {
 	_, ok := lineOps[s]
@@ -183,10 +194,9 @@ func (l *lexer) errOrNil() error {
 	return nil
 }
 
-// parseStage reads a `| name ...` stage; drop with plain names is the only
-// one this slice evaluates.
+// parseStage reads a stage from the token after its `|`.
 func (p *parser) parseStage() (Stage, error) {
-	t := p.advance()
+	t := p.tok
 	if p.isPunct("(") {
 		f, err := p.parseLabelFilter(1)
 		if err != nil {

@@ -117,7 +117,8 @@ func (p *parser) parsePrimary() (Expr, error) {
 	t := p.tok
 	switch {
 	case t.kind == tPunct && t.text == "{":
-		return p.parseLogExpr()
+		e, _, err := p.parseLogExpr(false)
+		return e, err
 	case t.kind == tNumber:
 		p.advance()
 		return parseNumber(t)
@@ -159,21 +160,26 @@ func parseNumber(t token) (*LiteralExpr, error) {
 
 func (p *parser) isPunct(s string) bool { return p.tok.kind == tPunct && p.tok.text == s }
 
-// parseLogExpr reads a selector and its pipeline.
-func (p *parser) parseLogExpr() (LogSelectorExpr, error) {
+// parseLogExpr reads a selector and its pipeline, which may end in an
+// unwrap when the expression is the inside of a log range.
+func (p *parser) parseLogExpr(allowUnwrap bool) (LogSelectorExpr, *UnwrapExpr, error) {
 	sel, err := p.parseSelector()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p.advance()
-	stages, err := p.parsePipeline()
+	stages, u, err := p.parsePipeline(allowUnwrap)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	return withPipeline(sel, stages), u, nil
+}
+
+func withPipeline(sel *MatchersExpr, stages []Stage) LogSelectorExpr {
 	if len(stages) == 0 {
-		return sel, nil
+		return sel
 	}
-	return &PipelineExpr{Left: sel, Pipeline: stages}, nil
+	return &PipelineExpr{Left: sel, Pipeline: stages}
 }
 
 // parseLabelList reads `(a, b, c)`, possibly empty.

@@ -72,16 +72,13 @@ func (p *parser) parseRangeAgg(op string) (Expr, error) {
 	return e, nil
 }
 
-// parseLogRange reads `{...} pipeline [range] [offset d]`, the range also
-// allowed right after the selector and the whole possibly parenthesised.
+// parseLogRange reads `{...} pipeline [| unwrap ...] [range] [offset d]`,
+// the range also allowed right after the selector and the whole possibly
+// parenthesised.
 func (p *parser) parseLogRange() (*LogRange, error) {
 	if p.isPunct("(") {
 		p.advance()
-		r, err := p.parseLogRangeInParens()
-		if err != nil {
-			return nil, err
-		}
-		return r, nil
+		return p.parseLogRangeInParens()
 	}
 	if !p.isPunct("{") {
 		return nil, p.syntaxError("{")
@@ -97,25 +94,34 @@ func (p *parser) parseLogRange() (*LogRange, error) {
 		if err := p.parseRangeAndOffset(r); err != nil {
 			return nil, err
 		}
-		if stages, err = p.parsePipeline(); err != nil {
+		if stages, r.Unwrap, err = p.parsePipeline(true); err != nil {
 			return nil, err
 		}
 	} else {
-		if stages, err = p.parsePipeline(); err != nil {
+		if stages, r.Unwrap, err = p.parsePipeline(true); err != nil {
 			return nil, err
 		}
-		if p.tok.kind != tRange {
-			return nil, p.syntaxError("RANGE")
+		if err := p.expectRange(r.Unwrap != nil); err != nil {
+			return nil, err
 		}
 		if err := p.parseRangeAndOffset(r); err != nil {
 			return nil, err
 		}
 	}
-	r.Left = sel
-	if len(stages) > 0 {
-		r.Left = &PipelineExpr{Left: sel, Pipeline: stages}
-	}
+	r.Left = withPipeline(sel, stages)
 	return r, nil
+}
+
+// expectRange fails unless a range comes next; after an unwrap, a further
+// `|` filter could also have come.
+func (p *parser) expectRange(afterUnwrap bool) error {
+	switch {
+	case p.tok.kind == tRange:
+		return nil
+	case afterUnwrap:
+		return p.syntaxError("RANGE", "|")
+	}
+	return p.syntaxError("RANGE")
 }
 
 // parseLogRangeInParens reads `(selector pipeline) [range]` or a wholly
@@ -132,13 +138,13 @@ func (p *parser) parseLogRangeInParens() (*LogRange, error) {
 		p.advance()
 		return r, nil
 	}
-	left, err := p.parseLogExpr()
+	left, u, err := p.parseLogExpr(true)
 	if err != nil {
 		return nil, err
 	}
+	r := &LogRange{Left: left, Unwrap: u}
 	if p.tok.kind == tRange {
 		// ( selector pipeline [range] ): the whole log range in parentheses.
-		r := &LogRange{Left: left}
 		if err := p.parseRangeAndOffset(r); err != nil {
 			return nil, err
 		}
@@ -149,10 +155,12 @@ func (p *parser) parseLogRangeInParens() (*LogRange, error) {
 		return r, nil
 	}
 	if !p.isPunct(")") {
+		if u != nil {
+			return nil, p.syntaxError("RANGE", "|")
+		}
 		return nil, p.syntaxError(")")
 	}
 	p.advance()
-	r := &LogRange{Left: left}
 	if p.tok.kind != tRange {
 		return nil, p.syntaxError("RANGE")
 	}

@@ -125,14 +125,14 @@ func TestParseMetricQueries(t *testing.T) {
 		`sum(rate({a="b"}[1m]))`:                                   `sum(rate({a="b"}[1m]))`,
 		`sum by (level) (count_over_time({a="b"} |= "x" [5m]))`:    `sum by (level)(count_over_time({a="b"} |= "x"[5m]))`,
 		`sum(count_over_time({a="b"}[5m] |= "x")) by (level)`:      `sum by (level)(count_over_time({a="b"} |= "x"[5m]))`,
-		`count_over_time({a="b"} | drop __error__ [1h] offset 5m)`: `count_over_time({a="b"} | drop __error__[1h] offset 5m)`,
-		`vector(1)+vector(1)`:                                      `(vector(1) + vector(1))`,
+		`count_over_time({a="b"} | drop __error__ [1h] offset 5m)`: `count_over_time({a="b"} | drop __error__[1h] offset 5m0s)`,
+		`vector(1)+vector(1)`:                                      `(vector(1.000000) + vector(1.000000))`,
 		`1 + 2 * 3`:                                                `7`,
 		`2 ^ 3 ^ 2`:                                                `512`,
 		`10 / 0`:                                                   `NaN`,
 		`rate({a="b"}[1m]) > bool 2`:                               `(rate({a="b"}[1m]) > bool 2)`,
 		`topk(2, sum by (a) (rate(({a="b"})[1m])))`:                `topk(2,sum by (a)(rate({a="b"}[1m])))`,
-		`sum without (x) (bytes_rate({a="b"}[30s])) / on (y) sum(bytes_over_time({a="b"}[30s]))`: `(sum without (x)(bytes_rate({a="b"}[30s])) / on(y) sum(bytes_over_time({a="b"}[30s])))`,
+		`sum without (x) (bytes_rate({a="b"}[30s])) / on (y) sum(bytes_over_time({a="b"}[30s]))`: `(sum without (x)(bytes_rate({a="b"}[30s])) / on (y)  sum(bytes_over_time({a="b"}[30s])))`,
 	}
 	for in, want := range cases {
 		e, err := ParseExpr(in)
@@ -160,11 +160,11 @@ func TestParseMetricQueries(t *testing.T) {
 // juxtaposition takes everything to its right.
 func TestLabelFilterGrouping(t *testing.T) {
 	cases := map[string]string{
-		`{a="b"} | x="1" or y="2" and z="3"`: `{a="b"} | ( x="1" or ( y="2" and z="3" ) )`,
-		`{a="b"} | x="1" and y="2" or z="3"`: `{a="b"} | ( ( x="1" and y="2" ) or z="3" )`,
-		`{a="b"} | x="1", y="2" or z="3"`:    `{a="b"} | ( x="1" and ( y="2" or z="3" ) )`,
-		`{a="b"} | x="1" y="2" or z="3"`:     `{a="b"} | ( x="1" and ( y="2" or z="3" ) )`,
-		`{a="b"} | (x="1" or y="2") z!~"3"`:  `{a="b"} | ( ( x="1" or y="2" ) and z!~"3" )`,
+		`{a="b"} | x="1" or y="2" and z="3"`: `{a="b"} | ( x="1" or ( y="2" , z="3" ) )`,
+		`{a="b"} | x="1" and y="2" or z="3"`: `{a="b"} | ( ( x="1" , y="2" ) or z="3" )`,
+		`{a="b"} | x="1", y="2" or z="3"`:    `{a="b"} | ( x="1" , ( y="2" or z="3" ) )`,
+		`{a="b"} | x="1" y="2" or z="3"`:     `{a="b"} | ( x="1" , ( y="2" or z="3" ) )`,
+		`{a="b"} | (x="1" or y="2") z!~"3"`:  `{a="b"} | ( ( x="1" or y="2" ) , z!~"3" )`,
 	}
 	for in, want := range cases {
 		e, err := ParseExpr(in)

@@ -31,8 +31,8 @@ func validateSample(e SampleExpr) error {
 		if e.Grouping != nil && !groupingOps[e.Op] {
 			return &ParseError{Msg: fmt.Sprintf("grouping not allowed for %s aggregation", e.Op)}
 		}
-		if unwrapOps[e.Op] {
-			return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s without unwrap", e.Op)}
+		if err := validateUnwrap(e); err != nil {
+			return err
 		}
 		return validateMatchers(e.Left.Left.Matchers())
 	case *VectorAggregationExpr:
@@ -50,6 +50,19 @@ func validateSample(e SampleExpr) error {
 			return err
 		}
 		return validateSample(e.RHS)
+	}
+	return nil
+}
+
+// unwrapAllowed are the range aggregations that may have `| unwrap`.
+var unwrapAllowed = map[string]bool{"rate": true, "absent_over_time": true}
+
+func validateUnwrap(e *RangeAggregationExpr) error {
+	switch {
+	case e.Left.Unwrap != nil && !unwrapOps[e.Op] && !unwrapAllowed[e.Op]:
+		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s with unwrap", e.Op)}
+	case e.Left.Unwrap == nil && unwrapOps[e.Op]:
+		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s without unwrap", e.Op)}
 	}
 	return nil
 }
