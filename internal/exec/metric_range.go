@@ -12,11 +12,12 @@ import (
 	"github.com/vloki/vloki/internal/plan"
 )
 
-// rangeSeries is one label set's log samples in time order.
+// rangeSeries is one label set's samples in time order: an entry's value
+// is its unwrapped label, or its line's length in bytes.
 type rangeSeries struct {
 	labels model.Labels
 	ts     []int64
-	bytes  []int64
+	vals   []float64
 }
 
 // rangeAgg evaluates a range aggregation from the rows of its log query:
@@ -24,7 +25,7 @@ type rangeSeries struct {
 func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, error) {
 	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
 	lo, hi := first-m.Offset-m.Range+1, last-m.Offset
-	series, err := ev.fetchSeries(ctx, m.Log, m.Hints, lo, hi)
+	series, err := ev.fetchSeries(ctx, m, lo, hi)
 	if err != nil {
 		return value{}, err
 	}
@@ -44,7 +45,7 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 				end++
 			}
 			if end > start {
-				out.vectors[i] = append(out.vectors[i], sample{labels: s.labels, v: rangeValue(m, s, start, end)})
+				out.vectors[i] = append(out.vectors[i], sample{labels: s.labels, v: rangeValue(m, s.ts[start:end], s.vals[start:end])})
 			}
 		}
 	}
@@ -84,28 +85,13 @@ func pipelineError(v value) error {
 	return nil
 }
 
-func rangeValue(m *plan.RangeAgg, s *rangeSeries, start, end int) float64 {
-	seconds := float64(m.Range) / 1e9
-	switch m.Op {
-	case "count_over_time":
-		return float64(end - start)
-	case "rate":
-		return float64(end-start) / seconds
-	}
-	var b int64
-	for _, n := range s.bytes[start:end] {
-		b += n
-	}
-	if m.Op == "bytes_rate" {
-		return float64(b) / seconds
-	}
-	return float64(b)
-}
-
-// fetchSeries reads the log query's rows in [lo, hi] and groups them by
-// their full label set: stream labels and structured metadata, less the
-// dropped labels.
-func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, hints *plan.ParserHints, lo, hi int64) ([]*rangeSeries, error) {
+// fetchSeries reads the log query's rows in [lo, hi] and groups their
+// samples by label set: stream labels, structured metadata and parsed
+// labels, less the dropped ones, reduced to the range aggregation's
+// grouping.
+func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi int64) ([]*rangeSeries, error) {
+	lq := m.Log
+	groups, without, noLabels := m.ExtractGrouping(m.Grouping)
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, lq.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
@@ -117,11 +103,19 @@ func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, hints *
 		if err != nil {
 			return err
 		}
-		st := entryState{row: &row, hints: hints}
+		st := entryState{row: &row, hints: m.Hints}
 		if !runStages(lq, &st) {
 			return nil
 		}
+		v := float64(len(st.line))
+		if m.Unwrap != nil {
+			var ok bool
+			if v, ok = st.unwrapSample(m.Unwrap); !ok {
+				return nil
+			}
+		}
 		labels := mergeLabels(mergeLabels(st.remaining(row.labels), st.remaining(row.metadata)), st.outputParsed())
+		labels = st.groupedLabels(labels, groups, without, noLabels)
 		key := labels.String()
 		s, ok := index[key]
 		if !ok {
@@ -129,7 +123,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, lq *plan.LogQuery, hints *
 			index[key] = s
 		}
 		s.ts = append(s.ts, row.ts)
-		s.bytes = append(s.bytes, int64(len(st.line)))
+		s.vals = append(s.vals, v)
 		return nil
 	})
 	if err != nil {
@@ -149,9 +143,9 @@ func sortSeries(s *rangeSeries) {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return s.ts[idx[a]] < s.ts[idx[b]] })
-	ts, bs := make([]int64, len(idx)), make([]int64, len(idx))
+	ts, vs := make([]int64, len(idx)), make([]float64, len(idx))
 	for i, j := range idx {
-		ts[i], bs[i] = s.ts[j], s.bytes[j]
+		ts[i], vs[i] = s.ts[j], s.vals[j]
 	}
-	s.ts, s.bytes = ts, bs
+	s.ts, s.vals = ts, vs
 }

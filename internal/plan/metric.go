@@ -11,15 +11,28 @@ import (
 // Metric is a compiled metric expression.
 type Metric interface{ metric() }
 
-// RangeAgg is count_over_time, rate, bytes_over_time or bytes_rate over a
-// log query, computed from its rows.
+// RangeAgg is a range aggregation over a log query, computed from its
+// rows.
 type RangeAgg struct {
 	Op     string
 	Log    *LogQuery
 	Range  int64 // ns
 	Offset int64 // ns
+	// Param is quantile_over_time's quantile.
+	Param float64
+	// Unwrap, when set, takes each entry's sample value from a label.
+	Unwrap *Unwrap
+	// Grouping is the range aggregation's own by/without.
+	Grouping *logql.Grouping
 	// Hints limit what parsers extract, as Loki's parser hints do.
 	Hints *ParserHints
+}
+
+// Unwrap is `| unwrap [conversion(]label[)]` and the filters after it.
+type Unwrap struct {
+	Label       string
+	Conversion  string // "", "bytes", "duration" or "duration_seconds"
+	PostFilters []logql.LabelFilter
 }
 
 // ParserHints are Loki's parser label hints for a metric query: when a sum
@@ -69,7 +82,12 @@ func (*SumOfRange) metric() {}
 func (*Vector) metric()     {}
 
 // evaluableRangeOps are the range aggregations this slice computes.
-var evaluableRangeOps = map[string]bool{"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true}
+var evaluableRangeOps = map[string]bool{
+	"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true,
+	"sum_over_time": true, "avg_over_time": true, "min_over_time": true, "max_over_time": true,
+	"stdvar_over_time": true, "stddev_over_time": true, "quantile_over_time": true,
+	"first_over_time": true, "last_over_time": true, "rate_counter": true,
+}
 
 // evaluableVectorOps are the vector aggregations this slice computes.
 var evaluableVectorOps = map[string]bool{
@@ -102,7 +120,52 @@ func compileRangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RangeAgg{Op: e.Op, Log: lq, Range: int64(e.Left.Interval), Offset: int64(e.Left.Offset)}, nil
+	ra := &RangeAgg{Op: e.Op, Log: lq, Range: int64(e.Left.Interval), Offset: int64(e.Left.Offset), Grouping: e.Grouping}
+	if e.Param != nil {
+		ra.Param = *e.Param
+	}
+	if u := e.Left.Unwrap; u != nil {
+		ra.Unwrap = &Unwrap{Label: u.Identifier, Conversion: u.Operation, PostFilters: u.PostFilters}
+	}
+	if ra.Unwrap != nil || ra.Grouping != nil {
+		ra.Hints = ra.hints(ra.Grouping)
+	}
+	return ra, nil
+}
+
+// canInjectGrouping reports whether a parent sum's grouping replaces the
+// range aggregation's at extraction, as Loki injects it.
+func (ra *RangeAgg) canInjectGrouping() bool {
+	switch ra.Op {
+	case "count_over_time", "rate", "bytes_over_time", "bytes_rate", "sum_over_time":
+		return ra.Grouping == nil
+	}
+	return false
+}
+
+// ExtractGrouping is the grouping the sample extraction applies: the
+// series labels are reduced to it (an unwrapped label always goes).
+func (ra *RangeAgg) ExtractGrouping(g *logql.Grouping) (groups []string, without, noLabels bool) {
+	if g != nil {
+		groups, without = g.Groups, g.Without
+		noLabels = len(groups) == 0 && !without
+	}
+	if ra.Unwrap != nil && (len(groups) == 0 || without) {
+		groups, without = append(slices.Clone(groups), ra.Unwrap.Label), true
+	}
+	return groups, without, noLabels
+}
+
+// hints computes Loki's parser hints for extraction under grouping g.
+func (ra *RangeAgg) hints(g *logql.Grouping) *ParserHints {
+	groups, without, noLabels := ra.ExtractGrouping(g)
+	required := requiredLabelNames(ra.Log.Stages)
+	unwrapLabel := ""
+	if ra.Unwrap != nil {
+		required = append(required, filterLabelNames(ra.Unwrap.PostFilters)...)
+		unwrapLabel = ra.Unwrap.Label
+	}
+	return parserHints(required, groups, without, noLabels, unwrapLabel)
 }
 
 func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
@@ -116,8 +179,12 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 	if s := sumOfRange(e, inner); s != nil {
 		return s, nil
 	}
-	if ra, ok := inner.(*RangeAgg); ok && e.Op == "sum" {
-		ra.Hints = parserHints(e.Grouping, ra.Log)
+	if ra, ok := inner.(*RangeAgg); ok && e.Op == "sum" && ra.canInjectGrouping() {
+		g := e.Grouping
+		if g == nil {
+			g = &logql.Grouping{}
+		}
+		ra.Hints = ra.hints(g)
 	}
 	v := &VectorAgg{Op: e.Op, Inner: inner}
 	if e.Grouping != nil {
@@ -145,7 +212,7 @@ func compileBinOp(e *logql.BinOpExpr) (Metric, error) {
 // query VictoriaLogs evaluates exactly, where no grouping label is dropped.
 func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	ra, ok := inner.(*RangeAgg)
-	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) || !ra.Log.PushdownExact {
+	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) || !ra.Log.PushdownExact || !bucketOps[ra.Op] || ra.Unwrap != nil {
 		return nil
 	}
 	var by []string
@@ -162,16 +229,14 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	return &SumOfRange{Range: ra, By: by}
 }
 
-// parserHints mirrors log.NewParserHint for a sum over a range aggregation.
-func parserHints(g *logql.Grouping, lq *LogQuery) *ParserHints {
-	var groups []string
-	without := false
-	if g != nil {
-		groups, without = g.Groups, g.Without
-	}
-	noLabels := !without && len(groups) == 0
+// bucketOps are the range aggregations VictoriaLogs' buckets answer.
+var bucketOps = map[string]bool{"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true}
+
+// parserHints mirrors log.NewParserHint: the labels parsers must extract,
+// or nil for all of them.
+func parserHints(required, groups []string, without, noLabels bool, metricLabel string) *ParserHints {
 	var hints []string
-	for _, n := range append(requiredLabelNames(lq), groups...) {
+	for _, n := range append(append(required, groups...), metricLabel) {
 		hints = appendHint(hints, n)
 		if base, ok := strings.CutSuffix(n, "_extracted"); ok {
 			hints = appendHint(hints, base)
@@ -183,7 +248,7 @@ func parserHints(g *logql.Grouping, lq *LogQuery) *ParserHints {
 		return &ParserHints{NoLabels: true}
 	case noLabels:
 		return &ParserHints{Required: hints, PreserveError: preserve}
-	case without:
+	case without || len(groups) == 0:
 		return nil
 	}
 	return &ParserHints{Required: hints, PreserveError: preserve}
@@ -198,16 +263,24 @@ func appendHint(hints []string, n string) []string {
 
 // requiredLabelNames are the labels single-label filters name; Loki's
 // hints skip binary filters.
-func requiredLabelNames(lq *LogQuery) []string {
-	var out []string
-	for _, st := range lq.Stages {
+func requiredLabelNames(stages []Stage) []string {
+	var fs []logql.LabelFilter
+	for _, st := range stages {
 		if f, ok := st.(LabelFilterStage); ok {
-			switch s := f.F.(type) {
-			case *logql.StringLabelFilter:
-				out = append(out, s.Name)
-			case *logql.CompareLabelFilter:
-				out = append(out, s.Name)
-			}
+			fs = append(fs, f.F)
+		}
+	}
+	return filterLabelNames(fs)
+}
+
+func filterLabelNames(fs []logql.LabelFilter) []string {
+	var out []string
+	for _, f := range fs {
+		switch s := f.(type) {
+		case *logql.StringLabelFilter:
+			out = append(out, s.Name)
+		case *logql.CompareLabelFilter:
+			out = append(out, s.Name)
 		}
 	}
 	return out

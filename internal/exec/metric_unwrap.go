@@ -1,0 +1,71 @@
+package exec
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// sampleExtractionErr is the __error__ an unconvertible unwrapped value sets.
+const sampleExtractionErr = "SampleExtractionErr"
+
+// unwrapSample reads the entry's sample value from the unwrapped label, as
+// Loki's label sample extractor does: an empty or missing label yields no
+// sample; a value that does not convert yields 0 and an error; then the
+// post filters decide.
+func (s *entryState) unwrapSample(u *plan.Unwrap) (float64, bool) {
+	raw, _ := s.Label(u.Label)
+	if raw == "" {
+		return 0, false
+	}
+	v, err := convertUnwrapped(u.Conversion, raw)
+	if err != nil {
+		s.err, s.errDetails = sampleExtractionErr, err.Error()
+	}
+	for _, f := range u.PostFilters {
+		if !f.Match(s) {
+			return 0, false
+		}
+	}
+	return v, true
+}
+
+func convertUnwrapped(conversion, raw string) (float64, error) {
+	switch conversion {
+	case "bytes":
+		b, err := humanize.ParseBytes(raw)
+		return float64(b), err
+	case "duration", "duration_seconds":
+		d, err := time.ParseDuration(raw)
+		return d.Seconds(), err
+	}
+	return strconv.ParseFloat(raw, 64)
+}
+
+// groupedLabels reduces an entry's labels to the extraction's grouping,
+// as Loki's GroupedLabels: an entry with an error keeps all its labels so
+// the error is not lost.
+func (s *entryState) groupedLabels(full model.Labels, groups []string, without, noLabels bool) model.Labels {
+	switch {
+	case s.err != "":
+		return full
+	case noLabels:
+		return model.Labels{}
+	case len(groups) == 0:
+		return full
+	case without:
+		return full.Without(groups...)
+	}
+	out := make(model.Labels, 0, len(groups))
+	for _, g := range groups {
+		if v, _ := s.Label(g); v != "" {
+			out = append(out, model.Label{Name: g, Value: v})
+		}
+	}
+	out.Sort()
+	return out
+}
