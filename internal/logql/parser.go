@@ -180,7 +180,9 @@ func (p *parser) parsePipeline(allowUnwrap bool) ([]Stage, *UnwrapExpr, error) {
 }
 
 // isWord reports whether the current token is the identifier w, in any case.
-func (p *parser) isWord(w string) bool { return p.tok.kind == tIdent && strings.EqualFold(p.tok.text, w) }
+func (p *parser) isWord(w string) bool {
+	return p.tok.kind == tIdent && strings.EqualFold(p.tok.text, w)
+}
 
 func isLineOp(s string) bool {
 	_, ok := lineOps[s]
