@@ -116,8 +116,9 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 		return nil, unsupported(fmt.Sprintf("the query %s", expr))
 	}
 	if usesApproxTopK(se) {
-		// Loki's default limits leave shard_aggregations empty.
-		return nil, &Error{Status: http.StatusBadRequest, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
+		// Loki's default limits leave shard_aggregations empty; its querier
+		// then fails the query with a 500.
+		return nil, &Error{Status: http.StatusInternalServerError, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
 	}
 	m, err := plan.CompileMetric(se)
 	if err != nil {

@@ -49,10 +49,28 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 			}
 		}
 	}
-	if m.Hints != nil && m.Hints.PreserveError {
-		return out, nil
+	if m.Hints == nil || !m.Hints.PreserveError {
+		if err := pipelineError(out); err != nil {
+			return value{}, err
+		}
 	}
-	return out, pipelineError(out)
+	if m.Op == "absent_over_time" {
+		return absentSteps(out, m.AbsentLabels), nil
+	}
+	return out, nil
+}
+
+// absentSteps turns the steps without any sample into one sample of value
+// 1, and the others into none.
+func absentSteps(v value, labels model.Labels) value {
+	for i, vec := range v.vectors {
+		if len(vec) > 0 {
+			v.vectors[i] = nil
+		} else {
+			v.vectors[i] = []sample{{labels: labels, v: 1}}
+		}
+	}
+	return v
 }
 
 // PipelineError is Loki's answer to a metric sample still carrying

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/model"
 )
 
 // Metric is a compiled metric expression.
@@ -26,6 +27,8 @@ type RangeAgg struct {
 	Grouping *logql.Grouping
 	// Hints limit what parsers extract, as Loki's parser hints do.
 	Hints *ParserHints
+	// AbsentLabels label absent_over_time's samples.
+	AbsentLabels model.Labels
 }
 
 // Unwrap is `| unwrap [conversion(]label[)]` and the filters after it.
@@ -86,7 +89,7 @@ var evaluableRangeOps = map[string]bool{
 	"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true,
 	"sum_over_time": true, "avg_over_time": true, "min_over_time": true, "max_over_time": true,
 	"stdvar_over_time": true, "stddev_over_time": true, "quantile_over_time": true,
-	"first_over_time": true, "last_over_time": true, "rate_counter": true,
+	"first_over_time": true, "last_over_time": true, "rate_counter": true, "absent_over_time": true,
 }
 
 // evaluableVectorOps are the vector aggregations this slice computes.
@@ -127,10 +130,32 @@ func compileRangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if u := e.Left.Unwrap; u != nil {
 		ra.Unwrap = &Unwrap{Label: u.Identifier, Conversion: u.Operation, PostFilters: u.PostFilters}
 	}
+	if e.Op == "absent_over_time" {
+		// Loki extracts absent_over_time's samples without labels.
+		ra.Grouping = &logql.Grouping{}
+		ra.AbsentLabels = absentLabels(e.Left.Left.Matchers())
+	}
 	if ra.Unwrap != nil || ra.Grouping != nil {
 		ra.Hints = ra.hints(ra.Grouping)
 	}
 	return ra, nil
+}
+
+// absentLabels are the labels of absent_over_time's samples: the
+// selector's equality matchers, less any name matched twice or otherwise.
+func absentLabels(ms []*logql.Matcher) model.Labels {
+	var out model.Labels
+	var drop []string
+	for _, m := range ms {
+		if _, dup := out.Get(m.Name); m.Type == logql.MatchEqual && !dup {
+			out = append(out, model.Label{Name: m.Name, Value: m.Value})
+		} else {
+			drop = append(drop, m.Name)
+		}
+	}
+	out = out.Without(drop...)
+	out.Sort()
+	return out
 }
 
 // canInjectGrouping reports whether a parent sum's grouping replaces the
