@@ -120,6 +120,9 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 		// then fails the query with a 500.
 		return nil, &Error{Status: http.StatusInternalServerError, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
 	}
+	if err := literalLabelReplace(se); err != nil {
+		return nil, err
+	}
 	m, err := plan.CompileMetric(se)
 	if err != nil {
 		return nil, err
@@ -180,6 +183,29 @@ func usesApproxTopK(e logql.SampleExpr) bool {
 		return e.Op == "approx_topk" || usesApproxTopK(e.Left)
 	case *logql.BinOpExpr:
 		return usesApproxTopK(e.LHS) || usesApproxTopK(e.RHS)
+	case *logql.LabelReplaceExpr:
+		return usesApproxTopK(e.Left)
 	}
 	return false
+}
+
+// literalLabelReplace finds label_replace over a bare number, which Loki
+// parses but its evaluator cannot run.
+func literalLabelReplace(e logql.SampleExpr) error {
+	switch e := e.(type) {
+	case *logql.VectorAggregationExpr:
+		return literalLabelReplace(e.Left)
+	case *logql.BinOpExpr:
+		if err := literalLabelReplace(e.LHS); err != nil {
+			return err
+		}
+		return literalLabelReplace(e.RHS)
+	case *logql.LabelReplaceExpr:
+		if _, ok := e.Left.(*logql.LiteralExpr); ok {
+			return &Error{Status: http.StatusInternalServerError,
+				Msg: "unexpected expr type (*syntax.LiteralExpr) for Evaluator type (*logql.DefaultEvaluator) "}
+		}
+		return literalLabelReplace(e.Left)
+	}
+	return nil
 }

@@ -111,6 +111,8 @@ func (ev *evaluator) eval(ctx context.Context, m plan.Metric) (value, error) {
 		return ev.binOp(ctx, m)
 	case *plan.SumOfRange:
 		return ev.sumOfRange(ctx, m)
+	case *plan.LabelReplace:
+		return ev.labelReplace(ctx, m)
 	}
 	return value{}, fmt.Errorf("exec: unexpected metric node %T", m)
 }

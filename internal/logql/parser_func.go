@@ -33,7 +33,10 @@ func (p *parser) parseFunction() (Expr, error) {
 	case name == "vector":
 		p.advance()
 		return p.parseVector()
-	case name == "label_replace" || name == "variants":
+	case name == "label_replace":
+		p.advance()
+		return p.parseLabelReplace()
+	case name == "variants":
 		return nil, &UnsupportedError{What: name}
 	}
 	return nil, p.syntaxError()

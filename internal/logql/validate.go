@@ -45,6 +45,8 @@ func validateSample(e SampleExpr) error {
 			return &ParseError{Msg: errAtLeastOneMatcher}
 		}
 		return validateSample(e.Left)
+	case *LabelReplaceExpr:
+		return validateSample(e.Left)
 	case *BinOpExpr:
 		if err := validateSample(e.LHS); err != nil {
 			return err

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"fmt"
+
+	"github.com/grafana/regexp"
 	"slices"
 	"strings"
 
@@ -71,18 +73,28 @@ type SumOfRange struct {
 	By    []string
 }
 
+// LabelReplace rewrites one label of each series from another, as
+// Prometheus' label_replace.
+type LabelReplace struct {
+	Inner            Metric
+	Dst, Replacement string
+	Src              string
+	Re               *regexp.Regexp
+}
+
 // Scalar is a number.
 type Scalar struct{ V float64 }
 
 // Vector is vector(V): one series without labels at every step.
 type Vector struct{ V float64 }
 
-func (*RangeAgg) metric()   {}
-func (*VectorAgg) metric()  {}
-func (*BinOp) metric()      {}
-func (*Scalar) metric()     {}
-func (*SumOfRange) metric() {}
-func (*Vector) metric()     {}
+func (*RangeAgg) metric()     {}
+func (*VectorAgg) metric()    {}
+func (*BinOp) metric()        {}
+func (*Scalar) metric()       {}
+func (*SumOfRange) metric()   {}
+func (*Vector) metric()       {}
+func (*LabelReplace) metric() {}
 
 // evaluableRangeOps are the range aggregations this slice computes.
 var evaluableRangeOps = map[string]bool{
@@ -111,6 +123,12 @@ func CompileMetric(e logql.SampleExpr) (Metric, error) {
 		return compileVectorAgg(e)
 	case *logql.BinOpExpr:
 		return compileBinOp(e)
+	case *logql.LabelReplaceExpr:
+		inner, err := CompileMetric(e.Left)
+		if err != nil {
+			return nil, err
+		}
+		return &LabelReplace{Inner: inner, Dst: e.Dst, Replacement: e.Replacement, Src: e.Src, Re: e.Re}, nil
 	}
 	return nil, &logql.UnsupportedError{What: fmt.Sprintf("the expression %s", e)}
 }
