@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
@@ -85,33 +86,48 @@ func matchKey(m *plan.BinOp, ls model.Labels) string {
 
 var errManyToOne = errors.New("multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)")
 
-// vectorOp matches samples one to one, as Loki's vectorBinop does.
+// vectorOp matches samples as Loki's vectorBinop does: one to one, or
+// many to one with group_left / group_right.
 func vectorOp(m *plan.BinOp, lhs, rhs []sample) ([]sample, error) {
 	switch m.Op {
 	case "and", "or", "unless":
 		return setOp(m, lhs, rhs), nil
 	}
-	right := make(map[string]sample, len(rhs))
-	for _, s := range rhs {
+	card := logql.OneToOne
+	if m.Matching != nil {
+		card = m.Matching.Card
+	}
+	many, one := lhs, rhs
+	if card == logql.OneToMany {
+		many, one = rhs, lhs
+	}
+	right := make(map[string]sample, len(one))
+	for _, s := range one {
 		k := matchKey(m, s.labels)
 		if _, dup := right[k]; dup {
-			return nil, errors.New("found duplicate series on the right hand-side;many-to-many matching not allowed: matching labels must be unique on one side")
+			side := "right"
+			if card == logql.OneToMany {
+				side = "left"
+			}
+			return nil, fmt.Errorf("found duplicate series on the %s hand-side;many-to-many matching not allowed: matching labels must be unique on one side", side)
 		}
 		right[k] = s
 	}
-	matched := map[string]bool{}
+	matched := map[string]map[string]bool{}
 	var out []sample
-	for _, l := range lhs {
+	for _, l := range many {
 		k := matchKey(m, l.labels)
 		r, ok := right[k]
 		if !ok {
 			continue
 		}
-		if matched[k] {
-			return nil, errManyToOne
+		labels := resultLabels(m, l.labels, r.labels)
+		if err := checkUnique(matched, k, labels, card); err != nil {
+			return nil, err
 		}
-		matched[k] = true
-		labels := resultLabels(m, l.labels)
+		if card == logql.OneToMany {
+			l, r = r, l
+		}
 		if isComparison(m.Op) && !m.Bool {
 			if logql.Compare(m.Op, l.v, r.v) {
 				out = append(out, sample{labels: labels, v: l.v})
@@ -123,14 +139,54 @@ func vectorOp(m *plan.BinOp, lhs, rhs []sample) ([]sample, error) {
 	return out, nil
 }
 
-func resultLabels(m *plan.BinOp, ls model.Labels) model.Labels {
+// checkUnique rejects a second match of one signature (one to one) or a
+// second result with the same labels (group_x).
+func checkUnique(matched map[string]map[string]bool, key string, labels model.Labels, card logql.Cardinality) error {
+	results, seen := matched[key]
+	if card == logql.OneToOne {
+		if seen {
+			return errManyToOne
+		}
+		matched[key] = nil
+		return nil
+	}
+	if !seen {
+		results = map[string]bool{}
+		matched[key] = results
+	}
+	ls := labels.String()
+	if results[ls] {
+		return errors.New("multiple matches for labels: grouping labels must ensure unique matches")
+	}
+	results[ls] = true
+	return nil
+}
+
+// resultLabels are the "many" side's labels: reduced to the matching for
+// one-to-one, with group_x's included labels taken from the "one" side.
+func resultLabels(m *plan.BinOp, many, one model.Labels) model.Labels {
 	if m.Matching == nil {
-		return ls
+		return many
 	}
-	if m.Matching.On {
-		return ls.Only(m.Matching.Labels...)
+	out := many
+	if m.Matching.Card == logql.OneToOne {
+		if m.Matching.On {
+			out = many.Only(m.Matching.Labels...)
+		} else {
+			out = many.Without(m.Matching.Labels...)
+		}
 	}
-	return ls.Without(m.Matching.Labels...)
+	if len(m.Matching.Include) == 0 {
+		return out
+	}
+	out = out.Without(m.Matching.Include...)
+	for _, n := range m.Matching.Include {
+		if v, _ := one.Get(n); v != "" {
+			out = append(out, model.Label{Name: n, Value: v})
+		}
+	}
+	out.Sort()
+	return out
 }
 
 func setOp(m *plan.BinOp, lhs, rhs []sample) []sample {

@@ -107,10 +107,38 @@ func (e *VectorAggregationExpr) String() string {
 	return e.Op + grouping + "(" + param + e.Left.String() + ")"
 }
 
-// VectorMatching is `on (...)` / `ignoring (...)`.
+// VectorMatching is `on (...)` / `ignoring (...)`, possibly with
+// `group_left (...)` / `group_right (...)`.
 type VectorMatching struct {
 	On     bool
 	Labels []string
+	Card   Cardinality
+	// Include lists the labels group_x copies from the "one" side.
+	Include []string
+}
+
+// Cardinality is how many series of each side a match may join.
+type Cardinality int
+
+// The matching cardinalities.
+const (
+	OneToOne Cardinality = iota
+	ManyToOne
+	OneToMany
+)
+
+func (m *VectorMatching) groupString() string {
+	g := ""
+	switch m.Card {
+	case ManyToOne:
+		g = "group_left"
+	case OneToMany:
+		g = "group_right"
+	}
+	if m.Include != nil {
+		g += " (" + strings.Join(m.Include, ",") + ")"
+	}
+	return g
 }
 
 // BinOpExpr is a binary operation.
@@ -134,7 +162,7 @@ func (e *BinOpExpr) String() string {
 			kw = " on"
 		}
 		if m.On || len(m.Labels) > 0 {
-			mod += kw + " (" + strings.Join(m.Labels, ",") + ") "
+			mod += kw + " (" + strings.Join(m.Labels, ",") + ") " + m.groupString()
 		}
 	}
 	return "(" + e.LHS.String() + " " + e.Op + mod + " " + e.RHS.String() + ")"

@@ -90,11 +90,36 @@ func (p *parser) syntaxError(expecting ...string) error {
 	if p.lex.err != nil {
 		return p.lex.err
 	}
-	msg := "syntax error: unexpected " + p.tok.name()
+	msg := "syntax error: unexpected " + p.tokenName()
 	if len(expecting) > 0 {
 		msg += ", expecting " + strings.Join(expecting, " or ")
 	}
 	return &ParseError{Msg: msg, Line: p.tok.line, Col: p.tok.col}
+}
+
+// functionTokenNames are how Loki's errors name a function name that is
+// called (followed by `(`); elsewhere it is an IDENTIFIER.
+var functionTokenNames = map[string]string{
+	"rate": "RATE", "rate_counter": "RATE_COUNTER", "count_over_time": "COUNT_OVER_TIME",
+	"bytes_rate": "BYTES_RATE", "bytes_over_time": "BYTES_OVER_TIME", "avg_over_time": "AVG_OVER_TIME",
+	"sum_over_time": "SUM_OVER_TIME", "min_over_time": "MIN_OVER_TIME", "max_over_time": "MAX_OVER_TIME",
+	"stdvar_over_time": "STDVAR_OVER_TIME", "stddev_over_time": "STDDEV_OVER_TIME",
+	"quantile_over_time": "QUANTILE_OVER_TIME", "first_over_time": "FIRST_OVER_TIME",
+	"last_over_time": "LAST_OVER_TIME", "absent_over_time": "ABSENT_OVER_TIME", "vector": "VECTOR",
+	"sum": "SUM", "avg": "AVG", "max": "MAX", "min": "MIN", "count": "COUNT", "stddev": "STDDEV",
+	"stdvar": "STDVAR", "bottomk": "BOTTOMK", "topk": "TOPK", "sort": "SORT", "sort_desc": "SORT_DESC",
+	"approx_topk": "APPROX_TOPK", "bytes": "BYTES_CONV", "duration": "DURATION_CONV",
+	"duration_seconds": "DURATION_SECONDS_CONV", "label_replace": "label_replace", "ip": "ip",
+}
+
+// tokenName names the current token as Loki's errors do.
+func (p *parser) tokenName() string {
+	if p.tok.kind == tIdent {
+		if n, ok := functionTokenNames[strings.ToLower(p.tok.text)]; ok && p.lex.peek().isPunctText("(") {
+			return n
+		}
+	}
+	return p.tok.name()
 }
 
 // parseSelector reads `{name op "value", ...}` after the opening brace.

@@ -80,8 +80,23 @@ func (p *parser) parseBinModifiers(op string) (*BinOpExpr, error) {
 		}
 		be.Matching = &VectorMatching{On: on, Labels: labels}
 	}
-	if p.tok.kind == tIdent && (strings.EqualFold(p.tok.text, "group_left") || strings.EqualFold(p.tok.text, "group_right")) {
-		return nil, &UnsupportedError{What: p.tok.text}
+	if p.isWord("group_left") || p.isWord("group_right") {
+		if be.Matching == nil {
+			return nil, p.syntaxError()
+		}
+		be.Matching.Card = ManyToOne
+		if p.isWord("group_right") {
+			be.Matching.Card = OneToMany
+		}
+		if p.advance(); p.isPunct("(") {
+			include, err := p.parseLabelList()
+			if err != nil {
+				return nil, err
+			}
+			if len(include) > 0 {
+				be.Matching.Include = include
+			}
+		}
 	}
 	return be, nil
 }
@@ -200,7 +215,7 @@ func (p *parser) parseLabelList() ([]string, error) {
 				return nil, p.syntaxError("IDENTIFIER")
 			}
 		} else if !p.isPunct(")") {
-			return nil, p.syntaxError(")", ",")
+			return nil, p.syntaxError(",", ")")
 		}
 	}
 	p.advance()
