@@ -159,6 +159,10 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 			}
 		case plan.DecolorizeStage:
 			s.line = ansiRegexp.ReplaceAllString(s.line, "")
+		case plan.LineFormatStage:
+			s.lineFormat(st.T)
+		case plan.LabelFormatStage:
+			s.labelFormat(st.Formats)
 		case plan.DropStage:
 			s.drop(st.Items)
 		case plan.KeepStage:

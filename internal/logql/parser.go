@@ -250,6 +250,12 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "logfmt") && p.lex.peekOp() == "" {
 		return p.parseLogfmtStage()
 	}
+	if strings.EqualFold(t.text, "line_format") {
+		return p.parseLineFormat()
+	}
+	if strings.EqualFold(t.text, "label_format") {
+		return p.parseLabelFormat()
+	}
 	if strings.EqualFold(t.text, "decolorize") {
 		p.advance()
 		return &DecolorizeExpr{}, nil

@@ -16,11 +16,13 @@ import (
 func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 	filters := logsql.And{StreamFilter(sel.Matchers())}
 	q := &LogQuery{PushdownExact: true}
-	dropped := false
+	// dropped: labels may differ from the stored fields; lineChanged: the
+	// line differs from the stored _msg. Filters after either run locally.
+	dropped, lineChanged := false, false
 	for _, st := range reorderStages(sel.Stages()) {
 		switch st := st.(type) {
 		case *logql.LineFilterExpr:
-			if st.Type.Pattern() {
+			if st.Type.Pattern() || lineChanged {
 				// Pattern filters have no exact LogsQL form: local only.
 				q.PushdownExact = false
 			} else if f := pushdownLineFilter(st); f != nil {
@@ -29,8 +31,14 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 			q.Stages = append(q.Stages, LineStage{M: st})
 		case *logql.DecolorizeExpr:
 			// The output line and its bytes change: no aggregation pushdown.
-			q.PushdownExact = false
+			q.PushdownExact, lineChanged = false, true
 			q.Stages = append(q.Stages, DecolorizeStage{})
+		case *logql.LineFmtExpr:
+			q.PushdownExact, lineChanged = false, true
+			q.Stages = append(q.Stages, LineFormatStage{T: st.Tmpl})
+		case *logql.LabelFmtExpr:
+			q.PushdownExact, dropped = false, true
+			q.Stages = append(q.Stages, LabelFormatStage{Formats: st.Formats})
 		case *logql.DropLabelsExpr:
 			dropped = true
 			for _, it := range st.Items {
@@ -131,9 +139,8 @@ func pushdownStringFilter(f *logql.StringLabelFilter) (logsql.Filter, bool) {
 }
 
 // reorderStages moves line filters ahead of the other stages of their
-// segment, as Loki's MultiStageExpr.reorderStages does; a label filter
-// ends a segment. So every line filter sees the stored line (vloki has no
-// line_format or unpack yet, the stages that would end a segment too).
+// segment, as Loki's MultiStageExpr.reorderStages does; a label filter or
+// a line_format ends a segment.
 func reorderStages(stages []logql.Stage) []logql.Stage {
 	out := make([]logql.Stage, 0, len(stages))
 	var lines, others []logql.Stage
@@ -148,6 +155,10 @@ func reorderStages(stages []logql.Stage) []logql.Stage {
 			out = append(out, st)
 		case *logql.LineFilterExpr:
 			lines = append(lines, st)
+		case *logql.LineFmtExpr:
+			// Line filters after a line_format read the formatted line.
+			others = append(others, st)
+			flush()
 		default:
 			others = append(others, st)
 		}

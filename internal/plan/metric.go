@@ -304,16 +304,27 @@ func appendHint(hints []string, n string) []string {
 	return append(hints, n)
 }
 
-// requiredLabelNames are the labels single-label filters name; Loki's
-// hints skip binary filters.
+// requiredLabelNames are the labels the stages read, as Loki's
+// RequiredLabelNames count them for parser hints.
 func requiredLabelNames(stages []Stage) []string {
-	var fs []logql.LabelFilter
+	var out []string
 	for _, st := range stages {
-		if f, ok := st.(LabelFilterStage); ok {
-			fs = append(fs, f.F)
+		switch st := st.(type) {
+		case LabelFilterStage:
+			out = append(out, filterLabelNames([]logql.LabelFilter{st.F})...)
+		case LineFormatStage:
+			out = append(out, st.T.Fields()...)
+		case LabelFormatStage:
+			for _, f := range st.Formats {
+				if f.Rename {
+					out = append(out, f.Value)
+				} else {
+					out = append(out, f.Tmpl.Fields()...)
+				}
+			}
 		}
 	}
-	return filterLabelNames(fs)
+	return out
 }
 
 func filterLabelNames(fs []logql.LabelFilter) []string {
@@ -324,6 +335,8 @@ func filterLabelNames(fs []logql.LabelFilter) []string {
 			out = append(out, s.Name)
 		case *logql.CompareLabelFilter:
 			out = append(out, s.Name)
+		case *logql.BinaryLabelFilter:
+			out = append(out, filterLabelNames([]logql.LabelFilter{s.Left, s.Right})...)
 		}
 	}
 	return out

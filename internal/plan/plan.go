@@ -5,6 +5,7 @@ package plan
 
 import (
 	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/logtmpl"
 	"github.com/vloki/vloki/internal/logsql"
 )
 
@@ -38,6 +39,15 @@ type ParserStage struct {
 
 // DecolorizeStage strips ANSI escape sequences from the line.
 type DecolorizeStage struct{}
+
+// LineFormatStage replaces the line by the template's output.
+type LineFormatStage struct{ T *logtmpl.Template }
+
+// LabelFormatStage renames labels and sets labels from templates.
+type LabelFormatStage struct{ Formats []logql.LabelFmt }
+
+func (LineFormatStage) stage()  {}
+func (LabelFormatStage) stage() {}
 
 func (DecolorizeStage) stage()  {}
 func (LineStage) stage()        {}
