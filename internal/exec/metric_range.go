@@ -18,6 +18,9 @@ type rangeSeries struct {
 	labels model.Labels
 	ts     []int64
 	vals   []float64
+	// streams holds each sample's stream fingerprint: Loki merges streams
+	// by timestamp, then by fingerprint, and float sums follow that order.
+	streams []uint64
 }
 
 // rangeAgg evaluates a range aggregation from the rows of its log query:
@@ -49,10 +52,8 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 			}
 		}
 	}
-	if m.Hints == nil || !m.Hints.PreserveError {
-		if err := pipelineError(out); err != nil {
-			return value{}, err
-		}
+	if err := pipelineError(out); err != nil {
+		return value{}, err
 	}
 	if m.Op == "absent_over_time" {
 		return absentSteps(out, m.AbsentLabels), nil
@@ -95,7 +96,8 @@ func (e *PipelineError) Status() int { return http.StatusBadRequest }
 func pipelineError(v value) error {
 	for _, vec := range v.vectors {
 		for _, s := range vec {
-			if _, ok := s.labels.Get(errorLabel); ok {
+			_, failed := s.labels.Get(errorLabel)
+			if preserved, _ := s.labels.Get(preserveErrorLabel); failed && preserved != "true" {
 				return &PipelineError{Series: s.labels}
 			}
 		}
@@ -142,6 +144,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 		}
 		s.ts = append(s.ts, row.ts)
 		s.vals = append(s.vals, v)
+		s.streams = append(s.streams, row.hash)
 		return nil
 	})
 	if err != nil {
@@ -160,10 +163,16 @@ func sortSeries(s *rangeSeries) {
 	for i := range idx {
 		idx[i] = i
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return s.ts[idx[a]] < s.ts[idx[b]] })
+	sort.SliceStable(idx, func(a, b int) bool {
+		ia, ib := idx[a], idx[b]
+		if s.ts[ia] != s.ts[ib] {
+			return s.ts[ia] < s.ts[ib]
+		}
+		return s.streams[ia] < s.streams[ib]
+	})
 	ts, vs := make([]int64, len(idx)), make([]float64, len(idx))
 	for i, j := range idx {
 		ts[i], vs[i] = s.ts[j], s.vals[j]
 	}
-	s.ts, s.vals = ts, vs
+	s.ts, s.vals, s.streams = ts, vs, nil
 }

@@ -29,7 +29,7 @@ func parseJSON(s *entryState) {
 	p := &jsonParse{s: s}
 	err := jsonparser.ObjectEach([]byte(s.line), p.visit)
 	if err != nil && !errors.Is(err, errAllExtracted) {
-		s.err, s.errDetails = jsonParserErr, err.Error()
+		s.parserError(jsonParserErr, err.Error())
 	}
 }
 

@@ -17,8 +17,9 @@ var ansiRegexp = regexp.MustCompile("[\u001B\u009B][[\\]()#;?]*(?:(?:(?:[a-zA-Z\
 
 // Loki's error labels.
 const (
-	errorLabel        = "__error__"
-	errorDetailsLabel = "__error_details__"
+	errorLabel         = "__error__"
+	errorDetailsLabel  = "__error_details__"
+	preserveErrorLabel = "__preserve_error__"
 )
 
 // entryState is one entry going through the local stages.
@@ -29,7 +30,10 @@ type entryState struct {
 	parsed     model.Labels      // in extraction order
 	err        string
 	errDetails string
-	deleted    []string // stream labels and structured metadata removed
+	// preserve marks a parser error the query groups by: Loki labels it
+	// __preserve_error__="true" and lets it through as a series.
+	preserve bool
+	deleted  []string // stream labels and structured metadata removed
 }
 
 // Label is the pipeline's view of a label: parsed labels first, then
@@ -123,6 +127,14 @@ func (s *entryState) remaining(ls model.Labels) model.Labels {
 	return ls.Without(s.deleted...)
 }
 
+// parserError records a parser's failure, as Loki's parsers do.
+func (s *entryState) parserError(kind, details string) {
+	s.err, s.errDetails = kind, details
+	if s.hints != nil && s.hints.PreserveError {
+		s.preserve = true
+	}
+}
+
 // SetErrorOnce records a filter's conversion error unless one is set.
 func (s *entryState) SetErrorOnce(kind, details string) {
 	if s.err == "" {
@@ -200,6 +212,9 @@ func (s *entryState) outputParsed() model.Labels {
 	}
 	if s.errDetails != "" {
 		out = append(out, model.Label{Name: errorDetailsLabel, Value: s.errDetails})
+	}
+	if s.preserve {
+		out = append(out, model.Label{Name: preserveErrorLabel, Value: "true"})
 	}
 	out.Sort()
 	return out

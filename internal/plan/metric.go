@@ -110,8 +110,12 @@ var evaluableVectorOps = map[string]bool{
 	"topk": true, "bottomk": true, "sort": true, "sort_desc": true,
 }
 
-// CompileMetric plans a metric expression.
+// CompileMetric plans a metric expression as Loki's frontend rewrites it.
 func CompileMetric(e logql.SampleExpr) (Metric, error) {
+	return compileMetric(frontendRewrite(e, true))
+}
+
+func compileMetric(e logql.SampleExpr) (Metric, error) {
 	switch e := e.(type) {
 	case *logql.LiteralExpr:
 		return &Scalar{V: e.Val}, nil
@@ -124,7 +128,7 @@ func CompileMetric(e logql.SampleExpr) (Metric, error) {
 	case *logql.BinOpExpr:
 		return compileBinOp(e)
 	case *logql.LabelReplaceExpr:
-		inner, err := CompileMetric(e.Left)
+		inner, err := compileMetric(e.Left)
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +219,7 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 	if !evaluableVectorOps[e.Op] {
 		return nil, &logql.UnsupportedError{What: e.Op}
 	}
-	inner, err := CompileMetric(e.Left)
+	inner, err := compileMetric(e.Left)
 	if err != nil {
 		return nil, err
 	}
@@ -223,11 +227,13 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 		return s, nil
 	}
 	if ra, ok := inner.(*RangeAgg); ok && e.Op == "sum" && ra.canInjectGrouping() {
-		g := e.Grouping
-		if g == nil {
-			g = &logql.Grouping{}
+		// Loki extracts the samples already grouped as the sum groups:
+		// one series per group, its samples summed in time order.
+		g := &logql.Grouping{}
+		if e.Grouping != nil {
+			g = &logql.Grouping{Groups: e.Grouping.Groups, Without: e.Grouping.Without}
 		}
-		ra.Hints = ra.hints(g)
+		ra.Grouping, ra.Hints = g, ra.hints(g)
 	}
 	v := &VectorAgg{Op: e.Op, Inner: inner}
 	if e.Grouping != nil {
@@ -240,11 +246,11 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 }
 
 func compileBinOp(e *logql.BinOpExpr) (Metric, error) {
-	lhs, err := CompileMetric(e.LHS)
+	lhs, err := compileMetric(e.LHS)
 	if err != nil {
 		return nil, err
 	}
-	rhs, err := CompileMetric(e.RHS)
+	rhs, err := compileMetric(e.RHS)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,161 @@
+package plan
+
+import "github.com/vloki/vloki/internal/logql"
+
+// Loki's query frontend maps every metric query for sharding before it
+// runs, even when the data is too small for more than one shard. Two of
+// its rewrites change the floating-point arithmetic, so vloki applies them
+// too: avg(x) becomes sum(x) / count(x), and avg_over_time(...) by (...)
+// becomes sum by (...) (sum_over_time(...)) / sum by (...)
+// (count_over_time(...)). The other rewrites only merge shards and leave
+// values as they are.
+
+// frontendRewrite mirrors the shard mapper's walk over e.
+func frontendRewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
+	switch e := e.(type) {
+	case *logql.BinOpExpr:
+		cp := *e
+		cp.LHS, cp.RHS = frontendRewrite(e.LHS, top), frontendRewrite(e.RHS, top)
+		return &cp
+	case *logql.LabelReplaceExpr:
+		cp := *e
+		cp.Left = frontendRewrite(e.Left, top)
+		return &cp
+	case *logql.VectorAggregationExpr:
+		return rewriteVectorAgg(e, top)
+	case *logql.RangeAggregationExpr:
+		return rewriteRangeAgg(e, top)
+	}
+	return e
+}
+
+func rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logql.SampleExpr {
+	if !shardable(e, top) {
+		return descend(e)
+	}
+	switch e.Op {
+	case "avg":
+		return frontendRewrite(&logql.BinOpExpr{
+			Op:  "/",
+			LHS: &logql.VectorAggregationExpr{Op: "sum", Left: e.Left, Grouping: e.Grouping},
+			RHS: &logql.VectorAggregationExpr{Op: "count", Left: e.Left, Grouping: e.Grouping},
+		}, top)
+	case "min", "max", "count":
+		if reducesLabels(e.Left) {
+			return descend(e)
+		}
+	}
+	return e
+}
+
+// descend leaves the aggregation as it is and maps its operand.
+func descend(e *logql.VectorAggregationExpr) logql.SampleExpr {
+	cp := *e
+	cp.Left = frontendRewrite(e.Left, false)
+	return &cp
+}
+
+func rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
+	if e.Op != "avg_over_time" || !shardable(e, top) {
+		return e
+	}
+	g := e.Grouping
+	if !reducesLabels(e) && (g == nil || (g.Without && len(g.Groups) == 0)) {
+		return e
+	}
+	if g == nil {
+		g = &logql.Grouping{Without: true}
+	}
+	rhsGroup := &logql.Grouping{Groups: append([]string(nil), g.Groups...), Without: g.Without}
+	if g.Without && e.Left.Unwrap != nil {
+		rhsGroup.Groups = append(rhsGroup.Groups, e.Left.Unwrap.Identifier)
+	}
+	countRange := *e.Left
+	countRange.Unwrap = nil
+	return &logql.BinOpExpr{
+		Op: "/",
+		LHS: &logql.VectorAggregationExpr{Op: "sum", Grouping: g,
+			Left: &logql.RangeAggregationExpr{Op: "sum_over_time", Left: e.Left}},
+		RHS: &logql.VectorAggregationExpr{Op: "sum", Grouping: rhsGroup,
+			Left: &logql.RangeAggregationExpr{Op: "count_over_time", Left: &countRange}},
+	}
+}
+
+var shardableRangeOps = map[string]bool{
+	"avg_over_time": true, "count_over_time": true, "first_over_time": true, "last_over_time": true,
+	"rate": true, "bytes_over_time": true, "bytes_rate": true, "sum_over_time": true,
+	"max_over_time": true, "min_over_time": true, "quantile_over_time": true,
+}
+
+var shardableVecOps = map[string]bool{"sum": true, "avg": true, "count": true, "max": true, "min": true, "approx_topk": true}
+
+// shardable is Loki's Shardable: every stage shards; what decides is the
+// operations and how they reduce labels.
+func shardable(e logql.SampleExpr, top bool) bool {
+	switch e := e.(type) {
+	case *logql.LiteralExpr:
+		return true
+	case *logql.BinOpExpr:
+		if m := e.Matching; m != nil && (m.On || len(m.Labels) > 0) {
+			return false
+		}
+		return shardable(e.LHS, top) && shardable(e.RHS, top)
+	case *logql.RangeAggregationExpr:
+		return shardableRangeOps[e.Op] && (e.Op != "quantile_over_time" || top)
+	case *logql.VectorAggregationExpr:
+		return shardableVectorAgg(e, top)
+	}
+	return false // vector(), label_replace
+}
+
+func shardableVectorAgg(e *logql.VectorAggregationExpr, top bool) bool {
+	if !shardableVecOps[e.Op] || !shardable(e.Left, top) {
+		return false
+	}
+	switch e.Op {
+	case "count", "avg":
+		return !reducesLabels(e.Left)
+	case "max", "min":
+		_, isRange := e.Left.(*logql.RangeAggregationExpr)
+		return isRange && shardable(e.Left, false)
+	case "sum":
+		if child, ok := e.Left.(*logql.VectorAggregationExpr); ok && (child.Op == "min" || child.Op == "max") {
+			return false
+		}
+	}
+	return true
+}
+
+// reducesLabels reports a grouping with labels, a keep or drop, or a
+// label_format rename anywhere in e.
+func reducesLabels(e logql.SampleExpr) bool {
+	switch e := e.(type) {
+	case *logql.BinOpExpr:
+		return reducesLabels(e.LHS) || reducesLabels(e.RHS)
+	case *logql.LabelReplaceExpr:
+		return reducesLabels(e.Left)
+	case *logql.VectorAggregationExpr:
+		return groupsLabels(e.Grouping) || reducesLabels(e.Left)
+	case *logql.RangeAggregationExpr:
+		return groupsLabels(e.Grouping) || stagesReduceLabels(e.Left.Left.Stages())
+	}
+	return false
+}
+
+func groupsLabels(g *logql.Grouping) bool { return g != nil && len(g.Groups) > 0 }
+
+func stagesReduceLabels(stages []logql.Stage) bool {
+	for _, st := range stages {
+		switch st := st.(type) {
+		case *logql.KeepLabelsExpr, *logql.DropLabelsExpr:
+			return true
+		case *logql.LabelFmtExpr:
+			for _, f := range st.Formats {
+				if f.Rename {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
