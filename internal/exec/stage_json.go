@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/buger/jsonparser"
+	"github.com/grafana/jsonparser"
 )
 
 const jsonParserErr = "JSONParserErr"

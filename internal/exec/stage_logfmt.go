@@ -1,7 +1,9 @@
 package exec
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -9,11 +11,23 @@ import (
 // values with JSON escapes, keys without values and empty values skipped,
 // malformed pairs skipped without an error, names sanitised, "_extracted"
 // on collisions with stream labels or structured metadata, first key wins.
-func parseLogfmt(s *entryState) {
+func parseLogfmt(s *entryState) { parseLogfmtWith(s, false, false) }
+
+// parseLogfmtWith adds the flags: --strict stops at the first malformed
+// pair and reports it as LogfmtParserErr; --keep-empty keeps empty values.
+func parseLogfmtWith(s *entryState, strict, keepEmpty bool) {
 	sc := logfmtScanner{line: []byte(s.line)}
+	defer func() {
+		if strict && sc.err != "" {
+			s.parserError(logfmtParserErr, sc.err)
+		}
+	}()
 	for !sc.eol() {
 		key, value, ok := sc.next()
 		if !ok {
+			if strict {
+				return
+			}
 			continue
 		}
 		name := sanitizeLabelKey(string(key))
@@ -23,7 +37,7 @@ func parseLogfmt(s *entryState) {
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
 		}
-		if _, done := s.parsed.Get(name); done || !s.wants(name) || len(value) == 0 {
+		if _, done := s.parsed.Get(name); done || !s.wants(name) || len(value) == 0 && !keepEmpty {
 			continue
 		}
 		s.extract(name, dropInvalidUTF8(value))
@@ -51,7 +65,14 @@ func dropInvalidUTF8(b []byte) string {
 type logfmtScanner struct {
 	line []byte
 	pos  int
+	err  string // the last malformed pair, as Loki's decoder words it
 }
+
+func (sc *logfmtScanner) fail(at int, msg string) {
+	sc.err = fmt.Sprintf("logfmt syntax error at pos %d : %s", at+1, msg)
+}
+
+func validUTF8(b []byte) bool { return !bytes.ContainsRune(b, utf8.RuneError) }
 
 func (sc *logfmtScanner) eol() bool { return sc.pos >= len(sc.line) }
 
@@ -70,23 +91,37 @@ func (sc *logfmtScanner) next() (key, value []byte, ok bool) {
 		switch {
 		case c == '=':
 			key = sc.line[start:sc.pos]
-			if len(key) == 0 || multibyte && !utf8.Valid(key) {
+			if len(key) == 0 {
+				sc.fail(sc.pos, "unexpected '='")
+				return sc.skipValue()
+			}
+			if multibyte && !validUTF8(key) {
+				sc.fail(sc.pos, "invalid key")
 				return sc.skipValue()
 			}
 			sc.pos++
 			value, ok = sc.value()
 			return key, value, ok
 		case c == '"':
+			sc.fail(sc.pos, "unexpected '\"'")
 			return sc.skipValue()
 		case c <= ' ':
 			key = sc.line[start:sc.pos]
-			return key, nil, !(multibyte && !utf8.Valid(key))
+			if multibyte && !validUTF8(key) {
+				sc.fail(sc.pos, "invalid key")
+				return nil, nil, false
+			}
+			return key, nil, true
 		case c >= utf8.RuneSelf:
 			multibyte = true
 		}
 	}
 	key = sc.line[start:]
-	return key, nil, !(multibyte && !utf8.Valid(key))
+	if multibyte && !validUTF8(key) {
+		sc.fail(len(sc.line), "invalid key")
+		return nil, nil, false
+	}
+	return key, nil, true
 }
 
 func (sc *logfmtScanner) skipValue() ([]byte, []byte, bool) {
@@ -108,6 +143,7 @@ func (sc *logfmtScanner) value() ([]byte, bool) {
 	for ; sc.pos < len(sc.line); sc.pos++ {
 		c := sc.line[sc.pos]
 		if c == '=' || c == '"' {
+			sc.fail(sc.pos, fmt.Sprintf("unexpected %q", c))
 			_, _, ok := sc.skipValue()
 			return nil, ok
 		}
@@ -135,11 +171,13 @@ func (sc *logfmtScanner) quoted() ([]byte, bool) {
 			}
 			var s string
 			if err := json.Unmarshal(sc.line[start:sc.pos], &s); err != nil {
+				sc.fail(sc.pos, "invalid quoted value")
 				return nil, false
 			}
 			return []byte(s), true
 		}
 	}
 	sc.pos = len(sc.line)
+	sc.fail(sc.pos, "unterminated quoted value")
 	return nil, false
 }

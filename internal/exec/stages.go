@@ -171,6 +171,19 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 			}
 		case plan.DecolorizeStage:
 			s.line = ansiRegexp.ReplaceAllString(s.line, "")
+		case plan.JSONParamsStage:
+			if !s.parserIdle() {
+				parseJSONParams(s, st.Params)
+			}
+		case plan.LogfmtStage:
+			if s.parserIdle() {
+				continue
+			}
+			if len(st.E.Params) > 0 {
+				parseLogfmtParams(s, st.E)
+			} else {
+				parseLogfmtWith(s, st.E.Strict, st.E.KeepEmpty)
+			}
 		case plan.LineFormatStage:
 			s.lineFormat(st.T)
 		case plan.LabelFormatStage:
@@ -194,6 +207,8 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 				parseRegexp(s, st.Expr)
 			case "pattern":
 				parsePattern(s, st.Expr)
+			case "unpack":
+				parseUnpack(s)
 			default:
 				parseJSON(s)
 			}

@@ -16,6 +16,7 @@ const (
 	tNumber
 	tPunct
 	tRange // `[5m]`: text holds what is between the brackets
+	tFlag  // a parser flag: --strict, --keep-empty
 	tError
 )
 
@@ -43,6 +44,8 @@ func (t token) name() string {
 		return "NUMBER"
 	case tRange:
 		return "RANGE"
+	case tFlag:
+		return "FUNCTION_FLAG"
 	}
 	return t.text
 }
@@ -65,13 +68,14 @@ var twoCharOps = map[string]bool{"!=": true, "=~": true, "!~": true, "|=": true,
 
 // lexer tokenizes LogQL with Go's text/scanner, as Loki does.
 type lexer struct {
-	s   scanner.Scanner
-	src *strings.Reader
-	err *ParseError
+	input string
+	s     scanner.Scanner
+	src   *strings.Reader
+	err   *ParseError
 }
 
 func newLexer(input string) *lexer {
-	l := &lexer{src: strings.NewReader(input)}
+	l := &lexer{src: strings.NewReader(input), input: input}
 	l.s.Init(l.src)
 	// Loki's scanner keeps Go's comment handling: // and /* */ are skipped.
 	l.s.Mode = scanner.ScanIdents | scanner.ScanInts | scanner.ScanFloats | scanner.ScanStrings | scanner.ScanRawStrings |
@@ -106,6 +110,15 @@ func (l *lexer) next() token {
 		tok = l.stringToken(tok)
 	case '[':
 		tok = l.rangeToken(tok)
+	case '-':
+		if flag := l.flagAhead(); flag != "" {
+			for range len(flag) - 1 {
+				l.s.Next()
+			}
+			tok.kind, tok.text, tok.line = tFlag, flag, 0
+			break
+		}
+		tok.kind, tok.text = tPunct, "-"
 	default:
 		tok.kind, tok.text = tPunct, string(r)
 		if two := tok.text + string(l.s.Peek()); twoCharOps[two] {
@@ -115,6 +128,20 @@ func (l *lexer) next() token {
 	}
 	tok.end = l.s.Pos().Offset
 	return tok
+}
+
+// flagAhead returns the parser flag starting at the '-' just scanned,
+// or "": Loki reads letters and dashes and keeps a known flag.
+func (l *lexer) flagAhead() string {
+	rest := l.input[l.s.Pos().Offset-1:]
+	end := 1
+	for end < len(rest) && (rest[end] == '-' || rest[end] >= 'a' && rest[end] <= 'z' || rest[end] >= 'A' && rest[end] <= 'Z') {
+		end++
+	}
+	if f := rest[:end]; f == "--strict" || f == "--keep-empty" {
+		return f
+	}
+	return ""
 }
 
 // rangeToken reads up to the closing bracket, as Loki's lexer does.

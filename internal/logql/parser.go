@@ -256,6 +256,10 @@ func (p *parser) parseStage() (Stage, error) {
 	if strings.EqualFold(t.text, "label_format") {
 		return p.parseLabelFormat()
 	}
+	if strings.EqualFold(t.text, "unpack") {
+		p.advance()
+		return &LabelParserExpr{Op: "unpack"}, nil
+	}
 	if strings.EqualFold(t.text, "decolorize") {
 		p.advance()
 		return &DecolorizeExpr{}, nil
@@ -351,24 +355,4 @@ func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, error) {
 			return f, nil
 		}
 	}
-}
-
-// parseJSONStage reads `| json`; json with extraction parameters is not
-// evaluated yet.
-func (p *parser) parseJSONStage() (Stage, error) {
-	next := p.advance()
-	if next.kind == tIdent && !strings.EqualFold(next.text, "or") && !strings.EqualFold(next.text, "offset") {
-		return nil, &UnsupportedError{What: "json with extraction parameters"}
-	}
-	return &LabelParserExpr{Op: "json"}, nil
-}
-
-// parseLogfmtStage reads a bare `| logfmt`; flags and parameters are not
-// evaluated yet.
-func (p *parser) parseLogfmtStage() (Stage, error) {
-	next := p.advance()
-	if next.kind == tIdent && !strings.EqualFold(next.text, "or") && !strings.EqualFold(next.text, "offset") || p.isPunct("-") {
-		return nil, &UnsupportedError{What: "logfmt with flags or extraction parameters"}
-	}
-	return &LabelParserExpr{Op: "logfmt"}, nil
 }

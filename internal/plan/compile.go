@@ -50,7 +50,16 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 			q.Stages = append(q.Stages, KeepStage{Items: st.Items})
 		case *logql.LabelParserExpr:
 			q.HasParser, q.PushdownExact = true, false
+			if st.Op == "unpack" {
+				lineChanged = true
+			}
 			q.Stages = append(q.Stages, ParserStage{Op: st.Op, Expr: st})
+		case *logql.JSONParamsExpr:
+			q.HasParser, q.PushdownExact = true, false
+			q.Stages = append(q.Stages, JSONParamsStage{Params: st.Params})
+		case *logql.LogfmtExpr:
+			q.HasParser, q.PushdownExact = true, false
+			q.Stages = append(q.Stages, LogfmtStage{E: st})
 		case *logql.LabelFilterExpr:
 			f, ok := pushdownLabelFilter(st.Filter)
 			if ok && !dropped && !q.HasParser {
@@ -159,6 +168,12 @@ func reorderStages(stages []logql.Stage) []logql.Stage {
 			// Line filters after a line_format read the formatted line.
 			others = append(others, st)
 			flush()
+		case *logql.LabelParserExpr:
+			others = append(others, st)
+			if st.(*logql.LabelParserExpr).Op == "unpack" {
+				// unpack may replace the line too.
+				flush()
+			}
 		default:
 			others = append(others, st)
 		}

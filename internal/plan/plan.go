@@ -46,6 +46,14 @@ type LineFormatStage struct{ T *logtmpl.Template }
 // LabelFormatStage renames labels and sets labels from templates.
 type LabelFormatStage struct{ Formats []logql.LabelFmt }
 
+// JSONParamsStage extracts the listed JSON paths.
+type JSONParamsStage struct{ Params []logql.LabelExtraction }
+
+// LogfmtStage is logfmt with flags or parameters.
+type LogfmtStage struct{ E *logql.LogfmtExpr }
+
+func (JSONParamsStage) stage() {}
+func (LogfmtStage) stage()     {}
 func (LineFormatStage) stage()  {}
 func (LabelFormatStage) stage() {}
 

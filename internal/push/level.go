@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/buger/jsonparser"
+	"github.com/grafana/jsonparser"
 	"github.com/go-logfmt/logfmt"
 
 	"github.com/vloki/vloki/internal/model"
