@@ -160,4 +160,3 @@ func parseUnpack(s *entryState) {
 	}
 	s.line = string(entry)
 }
-

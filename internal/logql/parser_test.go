@@ -59,7 +59,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestUnsupportedConstructsAreNamed(t *testing.T) {
-	for _, q := range []string{`{a="b"} | unpack`, `{a="b"} |= ip("1.2.3.4")`} {
+	for _, q := range []string{`{a="b"} |= ip("1.2.3.4")`} {
 		_, err := ParseExpr(q)
 		var ue *UnsupportedError
 		if !errors.As(err, &ue) {

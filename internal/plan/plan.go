@@ -5,8 +5,8 @@ package plan
 
 import (
 	"github.com/vloki/vloki/internal/logql"
-	"github.com/vloki/vloki/internal/logtmpl"
 	"github.com/vloki/vloki/internal/logsql"
+	"github.com/vloki/vloki/internal/logtmpl"
 )
 
 // LineMatcher checks a log line with Loki's exact semantics.
@@ -52,8 +52,8 @@ type JSONParamsStage struct{ Params []logql.LabelExtraction }
 // LogfmtStage is logfmt with flags or parameters.
 type LogfmtStage struct{ E *logql.LogfmtExpr }
 
-func (JSONParamsStage) stage() {}
-func (LogfmtStage) stage()     {}
+func (JSONParamsStage) stage()  {}
+func (LogfmtStage) stage()      {}
 func (LineFormatStage) stage()  {}
 func (LabelFormatStage) stage() {}
 

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/grafana/jsonparser"
 	"github.com/go-logfmt/logfmt"
+	"github.com/grafana/jsonparser"
 
 	"github.com/vloki/vloki/internal/model"
 )
