@@ -43,8 +43,20 @@ func (t LineFilterType) Regexp() bool { return t == LineMatchRegexp || t == Line
 type LineFilterExpr struct {
 	Type     LineFilterType
 	Values   []string
+	// IPs holds the matcher of each ip("...") value, nil for the others.
+	IPs      []*IPMatcher
 	res      []*regexp.Regexp
 	patterns []pattern.Expr
+}
+
+// HasIP reports an ip("...") value.
+func (f *LineFilterExpr) HasIP() bool {
+	for _, m := range f.IPs {
+		if m != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func newLineFilter(t LineFilterType, values []string) (*LineFilterExpr, error) {
@@ -80,6 +92,8 @@ func (f *LineFilterExpr) Match(line string) bool {
 	for i, v := range f.Values {
 		var hit bool
 		switch {
+		case f.IPs != nil && f.IPs[i] != nil:
+			hit = f.IPs[i].MatchText(line)
 		case f.Type.Pattern():
 			hit = f.patterns[i].Test(line)
 		case f.Type.Regexp():
@@ -99,6 +113,9 @@ func (f *LineFilterExpr) String() string {
 	parts := make([]string, len(f.Values))
 	for i, v := range f.Values {
 		parts[i] = strconv.Quote(v)
+		if f.IPs != nil && f.IPs[i] != nil {
+			parts[i] = f.IPs[i].String()
+		}
 	}
 	sep := " or "
 	if f.Type.Negative() {

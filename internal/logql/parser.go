@@ -337,22 +337,69 @@ func (p *parser) parseLabelSelections() ([]LabelSelection, error) {
 // leaving the token after it current.
 func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, error) {
 	var values []string
+	var ips []*IPMatcher
 	for {
 		v := p.advance()
-		if v.kind == tIdent && strings.EqualFold(v.text, "ip") {
-			return nil, &UnsupportedError{What: "ip() line filters"}
-		}
-		if v.kind != tString {
+		var ip *IPMatcher
+		switch {
+		case v.kind == tIdent && strings.EqualFold(v.text, "ip"):
+			pattern, err := p.parseIPCall()
+			if err != nil {
+				return nil, err
+			}
+			values = append(values, pattern)
+			ip = &IPMatcher{Pattern: pattern}
+		case v.kind == tString:
+			values = append(values, v.text)
+		default:
 			return nil, p.syntaxError("STRING", "ip")
 		}
-		values = append(values, v.text)
+		ips = append(ips, ip)
 		next := p.advance()
 		if next.kind != tIdent || !strings.EqualFold(next.text, "or") {
-			f, err := newLineFilter(t, values)
-			if err != nil {
-				return nil, &ParseError{Msg: err.Error()}
-			}
-			return f, nil
+			return newLineFilterWithIPs(t, values, ips)
 		}
 	}
+}
+
+// parseIPCall reads `("pattern")` after ip.
+func (p *parser) parseIPCall() (string, error) {
+	if !p.advance().isPunctText("(") {
+		return "", p.syntaxError("(")
+	}
+	if p.advance().kind != tString {
+		return "", p.syntaxError("STRING")
+	}
+	pattern := p.tok.text
+	if !p.advance().isPunctText(")") {
+		return "", p.syntaxError(")")
+	}
+	return pattern, nil
+}
+
+// newLineFilterWithIPs builds the filter and compiles its ip() values,
+// which only |= and != take.
+func newLineFilterWithIPs(t LineFilterType, values []string, ips []*IPMatcher) (*LineFilterExpr, error) {
+	f, err := newLineFilter(t, values)
+	if err != nil {
+		return nil, &ParseError{Msg: err.Error()}
+	}
+	f.IPs = ips
+	if !f.HasIP() {
+		f.IPs = nil
+		return f, nil
+	}
+	if t != LineMatchEqual && t != LineMatchNotEqual {
+		return nil, stageError(f, errIPInvalidOperation.Error())
+	}
+	for i, m := range ips {
+		if m == nil {
+			continue
+		}
+		if f.IPs[i], err = NewIPMatcher(m.Pattern); err != nil {
+			f.IPs[i] = m
+			return nil, stageError(f, err.Error())
+		}
+	}
+	return f, nil
 }

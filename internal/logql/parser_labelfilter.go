@@ -106,7 +106,13 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 		return p.parseCompareFilter(name, op.text, sign)
 	}
 	if v.kind == tIdent && strings.EqualFold(v.text, "ip") {
-		return nil, &UnsupportedError{What: "ip() label filters"}
+		if op.text == "=~" || op.text == "!~" {
+			return nil, p.syntaxError("STRING")
+		}
+		if op.text != "=" && op.text != "!=" {
+			return nil, p.syntaxError()
+		}
+		return p.parseIPLabelFilter(name, op.text == "!=")
 	}
 	if v.kind != tString || !ok || op.text == "==" {
 		return nil, p.syntaxError()
@@ -153,4 +159,20 @@ func (p *parser) parseCompareFilter(name, op, sign string) (LabelFilter, error) 
 		return f, nil
 	}
 	return nil, p.syntaxError()
+}
+
+// parseIPLabelFilter reads the ip("...") of `name = ip("...")`.
+func (p *parser) parseIPLabelFilter(name string, negate bool) (LabelFilter, error) {
+	pattern, err := p.parseIPCall()
+	if err != nil {
+		return nil, err
+	}
+	p.advance()
+	f := &IPLabelFilter{Name: name, Negate: negate, IP: &IPMatcher{Pattern: pattern}}
+	m, err := NewIPMatcher(pattern)
+	if err != nil {
+		return nil, stageError(&LabelFilterExpr{Filter: f}, err.Error())
+	}
+	f.IP = m
+	return f, nil
 }

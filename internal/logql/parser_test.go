@@ -58,15 +58,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-func TestUnsupportedConstructsAreNamed(t *testing.T) {
-	for _, q := range []string{`{a="b"} |= ip("1.2.3.4")`} {
-		_, err := ParseExpr(q)
-		var ue *UnsupportedError
-		if !errors.As(err, &ue) {
-			t.Errorf("%s: want UnsupportedError, got %v", q, err)
-		}
-	}
-}
 
 func TestLineFilterMatch(t *testing.T) {
 	cases := []struct {

@@ -22,7 +22,7 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 	for _, st := range reorderStages(sel.Stages()) {
 		switch st := st.(type) {
 		case *logql.LineFilterExpr:
-			if st.Type.Pattern() || lineChanged {
+			if st.Type.Pattern() || st.HasIP() || lineChanged {
 				// Pattern filters have no exact LogsQL form: local only.
 				q.PushdownExact = false
 			} else if f := pushdownLineFilter(st); f != nil {

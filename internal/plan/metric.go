@@ -341,6 +341,8 @@ func filterLabelNames(fs []logql.LabelFilter) []string {
 			out = append(out, s.Name)
 		case *logql.CompareLabelFilter:
 			out = append(out, s.Name)
+		case *logql.IPLabelFilter:
+			out = append(out, s.Name)
 		case *logql.BinaryLabelFilter:
 			out = append(out, filterLabelNames([]logql.LabelFilter{s.Left, s.Right})...)
 		}
