@@ -41,8 +41,8 @@ func (t LineFilterType) Regexp() bool { return t == LineMatchRegexp || t == Line
 // filter keeps a line matching any value; a negative one keeps a line
 // matching none (Loki rewrites `!= "a" or "b"` to `!= "a" != "b"`).
 type LineFilterExpr struct {
-	Type     LineFilterType
-	Values   []string
+	Type   LineFilterType
+	Values []string
 	// IPs holds the matcher of each ip("...") value, nil for the others.
 	IPs      []*IPMatcher
 	res      []*regexp.Regexp

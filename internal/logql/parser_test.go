@@ -58,7 +58,6 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-
 func TestLineFilterMatch(t *testing.T) {
 	cases := []struct {
 		q    string
