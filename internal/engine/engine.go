@@ -115,13 +115,9 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	if !ok {
 		return nil, unsupported(fmt.Sprintf("the query %s", expr))
 	}
-	if usesApproxTopK(se) {
-		// Loki's default limits leave shard_aggregations empty; its querier
-		// then fails the query with a 500.
-		return nil, &Error{Status: http.StatusInternalServerError, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
-	}
-	if err := literalLabelReplace(se); err != nil {
-		return nil, err
+	var refused *logql.RefusedError
+	if errors.As(logql.Refusal(se), &refused) {
+		return nil, &Error{Status: refused.Status, Msg: refused.Msg}
 	}
 	m, err := plan.CompileMetric(se)
 	if err != nil {
@@ -175,37 +171,4 @@ func alignToStep(start, end, step int64) (int64, int64) {
 		end += step - mod
 	}
 	return start - start%step, end
-}
-
-func usesApproxTopK(e logql.SampleExpr) bool {
-	switch e := e.(type) {
-	case *logql.VectorAggregationExpr:
-		return e.Op == "approx_topk" || usesApproxTopK(e.Left)
-	case *logql.BinOpExpr:
-		return usesApproxTopK(e.LHS) || usesApproxTopK(e.RHS)
-	case *logql.LabelReplaceExpr:
-		return usesApproxTopK(e.Left)
-	}
-	return false
-}
-
-// literalLabelReplace finds label_replace over a bare number, which Loki
-// parses but its evaluator cannot run.
-func literalLabelReplace(e logql.SampleExpr) error {
-	switch e := e.(type) {
-	case *logql.VectorAggregationExpr:
-		return literalLabelReplace(e.Left)
-	case *logql.BinOpExpr:
-		if err := literalLabelReplace(e.LHS); err != nil {
-			return err
-		}
-		return literalLabelReplace(e.RHS)
-	case *logql.LabelReplaceExpr:
-		if _, ok := e.Left.(*logql.LiteralExpr); ok {
-			return &Error{Status: http.StatusInternalServerError,
-				Msg: "unexpected expr type (*syntax.LiteralExpr) for Evaluator type (*logql.DefaultEvaluator) "}
-		}
-		return literalLabelReplace(e.Left)
-	}
-	return nil
 }

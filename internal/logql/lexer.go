@@ -47,6 +47,10 @@ func (t token) name() string {
 	case tFlag:
 		return "FUNCTION_FLAG"
 	}
+	if !knownPunct[t.text] {
+		// Loki's lexer turns any other character into an identifier.
+		return "IDENTIFIER"
+	}
 	return t.text
 }
 
@@ -58,6 +62,14 @@ var keywords = map[string]bool{
 	"json": true, "regexp": true, "logfmt": true, "unpack": true, "pattern": true, "label_format": true,
 	"line_format": true, "decolorize": true, "drop": true, "keep": true, "variants": true,
 	"of": true, "unwrap": true,
+}
+
+// knownPunct are the operators and delimiters Loki's lexer has tokens for.
+var knownPunct = map[string]bool{
+	",": true, ".": true, "{": true, "}": true, "(": true, ")": true, "[": true, "]": true,
+	"=": true, "!=": true, "=~": true, "!~": true, "!>": true, "|=": true, "|~": true, "|>": true, "|": true,
+	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true,
+	"==": true, ">": true, ">=": true, "<": true, "<=": true,
 }
 
 // isName reports an identifier usable as a label name.
@@ -78,11 +90,11 @@ func newLexer(input string) *lexer {
 	l := &lexer{src: strings.NewReader(input), input: input}
 	l.s.Init(l.src)
 	// Loki's scanner keeps Go's comment handling: // and /* */ are skipped.
-	l.s.Mode = scanner.ScanIdents | scanner.ScanInts | scanner.ScanFloats | scanner.ScanStrings | scanner.ScanRawStrings |
-		scanner.ScanComments | scanner.SkipComments
+	l.s.Mode = scanner.GoTokens
 	l.s.Error = func(s *scanner.Scanner, msg string) {
 		if l.err == nil {
-			l.err = &ParseError{Msg: msg, Line: s.Pos().Line, Col: s.Pos().Column}
+			// Loki reports the start of the token being read.
+			l.err = &ParseError{Msg: msg, Line: s.Position.Line, Col: s.Position.Column}
 		}
 	}
 	return l
@@ -155,12 +167,17 @@ func (l *lexer) rangeToken(tok token) token {
 		}
 		b.WriteRune(r)
 	}
-	l.err = &ParseError{Msg: "missing closing ']' in duration", Line: tok.line, Col: tok.col}
+	// Next invalidated the line, as in Loki.
+	l.err = &ParseError{Msg: "missing closing ']' in duration", Line: 0, Col: tok.col}
 	tok.kind = tError
 	return tok
 }
 
 func (l *lexer) stringToken(tok token) token {
+	if l.err != nil {
+		tok.kind = tError
+		return tok
+	}
 	v, err := unquote(l.s.TokenText())
 	if err != nil {
 		l.err = &ParseError{Msg: err.Error(), Line: tok.line, Col: tok.col}
@@ -180,6 +197,18 @@ func (l *lexer) peek() token {
 		_, _ = l.src.Seek(offset, io.SeekStart)
 	}()
 	return l.next()
+}
+
+// peek2 returns the next two tokens without consuming anything.
+func (l *lexer) peek2() (token, token) {
+	saved, savedErr := l.s, l.err
+	offset, _ := l.src.Seek(0, io.SeekCurrent)
+	defer func() {
+		l.s, l.err = saved, savedErr
+		_, _ = l.src.Seek(offset, io.SeekStart)
+	}()
+	first := l.next()
+	return first, l.next()
 }
 
 // peekOp returns the comparison operator that follows the current token,

@@ -115,11 +115,24 @@ var functionTokenNames = map[string]string{
 // tokenName names the current token as Loki's errors do.
 func (p *parser) tokenName() string {
 	if p.tok.kind == tIdent {
-		if n, ok := functionTokenNames[strings.ToLower(p.tok.text)]; ok && p.lex.peek().isPunctText("(") {
+		if n, ok := functionTokenNames[strings.ToLower(p.tok.text)]; ok && p.isCall() {
 			return n
 		}
 	}
 	return p.tok.name()
+}
+
+// isCall is Loki's test for a function name: `(` follows, or `by` or
+// `without` and then `(`.
+func (p *parser) isCall() bool {
+	next, after := p.lex.peek2()
+	if next.isPunctText("(") {
+		return true
+	}
+	if next.kind == tIdent && (strings.EqualFold(next.text, "by") || strings.EqualFold(next.text, "without")) {
+		return after.isPunctText("(")
+	}
+	return false
 }
 
 // parseSelector reads `{name op "value", ...}` after the opening brace.
@@ -294,7 +307,12 @@ func (p *parser) parseStage() (Stage, error) {
 		}
 		return &LabelFilterExpr{Filter: f}, nil
 	}
-	return nil, &UnsupportedError{What: "the pipeline stage | " + t.text}
+	// Any other name starts a label filter, as in Loki's grammar.
+	f, err := p.parseLabelFilter(1)
+	if err != nil {
+		return nil, err
+	}
+	return &LabelFilterExpr{Filter: f}, nil
 }
 
 func (p *parser) parseDrop() (Stage, error) {
@@ -382,7 +400,7 @@ func (p *parser) parseIPCall() (string, error) {
 func newLineFilterWithIPs(t LineFilterType, values []string, ips []*IPMatcher) (*LineFilterExpr, error) {
 	f, err := newLineFilter(t, values)
 	if err != nil {
-		return nil, &ParseError{Msg: err.Error()}
+		return nil, stageError(&LineFilterExpr{Type: t, Values: values, IPs: ips}, err.Error())
 	}
 	f.IPs = ips
 	if !f.HasIP() {

@@ -104,8 +104,11 @@ func (p *parser) parseBinModifiers(op string) (*BinOpExpr, error) {
 func newBinOp(be *BinOpExpr, lhs, rhs Expr) (Expr, error) {
 	l, lok := lhs.(SampleExpr)
 	r, rok := rhs.(SampleExpr)
-	if !lok || !rok {
-		return nil, &ParseError{Msg: "unexpected type for left leg of binary operation (" + be.Op + "): *syntax.PipelineExpr"}
+	if !lok {
+		return nil, &ParseError{Msg: "unexpected type for left leg of binary operation (" + be.Op + "): " + lokiTypeName(lhs)}
+	}
+	if !rok {
+		return nil, &ParseError{Msg: "unexpected type for right leg of binary operation (" + be.Op + "): " + lokiTypeName(rhs)}
 	}
 	be.LHS, be.RHS = l, r
 	if IsLogicalOp(be.Op) {
@@ -136,14 +139,14 @@ func (p *parser) parsePrimary() (Expr, error) {
 		return e, err
 	case t.kind == tNumber:
 		p.advance()
-		return parseNumber(t)
+		return p.parseNumber(t)
 	case t.kind == tPunct && (t.text == "-" || t.text == "+"):
 		n := p.advance()
 		if n.kind != tNumber {
 			return nil, p.syntaxError("NUMBER")
 		}
 		p.advance()
-		lit, err := parseNumber(n)
+		lit, err := p.parseNumber(n)
 		if err == nil && t.text == "-" {
 			lit.Val = -lit.Val
 		}
@@ -155,7 +158,8 @@ func (p *parser) parsePrimary() (Expr, error) {
 			return nil, err
 		}
 		if !p.isPunct(")") {
-			return nil, p.syntaxError(")")
+			// An operator could continue the expression too.
+			return nil, p.syntaxError()
 		}
 		p.advance()
 		return e, nil
@@ -165,10 +169,13 @@ func (p *parser) parsePrimary() (Expr, error) {
 	return nil, p.syntaxError()
 }
 
-func parseNumber(t token) (*LiteralExpr, error) {
+func (p *parser) parseNumber(t token) (*LiteralExpr, error) {
+	if p.lex.err != nil {
+		return nil, p.lex.err
+	}
 	v, err := strconv.ParseFloat(t.text, 64)
 	if err != nil {
-		return nil, &ParseError{Msg: err.Error(), Line: t.line, Col: t.col}
+		return nil, &ParseError{Msg: "unable to parse literal as a float: " + err.Error()}
 	}
 	return &LiteralExpr{Val: v}, nil
 }
@@ -204,6 +211,9 @@ func (p *parser) parseLabelList() ([]string, error) {
 	}
 	labels := []string{}
 	p.advance()
+	if !p.isPunct(")") && !p.tok.isName() {
+		return nil, p.syntaxError("IDENTIFIER", ")")
+	}
 	for !p.isPunct(")") {
 		if !p.tok.isName() {
 			return nil, p.syntaxError("IDENTIFIER")
@@ -220,4 +230,12 @@ func (p *parser) parseLabelList() ([]string, error) {
 	}
 	p.advance()
 	return labels, nil
+}
+
+// lokiTypeName is how Loki's errors name a log expression's Go type.
+func lokiTypeName(e Expr) string {
+	if _, ok := e.(*MatchersExpr); ok {
+		return "*syntax.MatchersExpr"
+	}
+	return "*syntax.PipelineExpr"
 }

@@ -23,6 +23,11 @@ var vectorOps = map[string]bool{
 // is a syntax error, as in Loki.
 func (p *parser) parseFunction() (Expr, error) {
 	name := strings.ToLower(p.tok.text)
+	if name != "variants" && !p.isCall() {
+		// Loki's lexer reads a function name not followed by a call as
+		// an identifier.
+		return nil, p.syntaxError()
+	}
 	switch {
 	case rangeOps[name]:
 		p.advance()
@@ -37,7 +42,8 @@ func (p *parser) parseFunction() (Expr, error) {
 		p.advance()
 		return p.parseLabelReplace()
 	case name == "variants":
-		return nil, &UnsupportedError{What: name}
+		p.advance()
+		return p.parseVariants()
 	}
 	return nil, p.syntaxError()
 }
@@ -49,9 +55,15 @@ func (p *parser) parseRangeAgg(op string) (Expr, error) {
 	p.advance()
 	e := &RangeAggregationExpr{Op: op}
 	var err error
+	if p.tok.kind != tNumber && !p.isPunct("{") && !p.isPunct("(") {
+		return nil, p.syntaxError("NUMBER", "{", "(")
+	}
 	if p.tok.kind == tNumber {
 		raw := p.tok.text
 		if e.Param, err = p.parseParam(); err != nil {
+			if pe, ok := err.(*ParseError); ok && strings.HasPrefix(pe.Msg, "unable to parse literal as a float: ") {
+				return nil, &ParseError{Msg: "invalid parameter for operation " + op + ": " + strings.TrimPrefix(pe.Msg, "unable to parse literal as a float: ")}
+			}
 			return nil, err
 		}
 		if op != "quantile_over_time" {
@@ -124,7 +136,7 @@ func (p *parser) expectRange(afterUnwrap bool) error {
 	case afterUnwrap:
 		return p.syntaxError("RANGE", "|")
 	}
-	return p.syntaxError("RANGE")
+	return p.syntaxError()
 }
 
 // parseLogRangeInParens reads `(selector pipeline) [range]` or a wholly
@@ -197,10 +209,15 @@ func (p *parser) parseDurationTokens() (time.Duration, error) {
 	if p.tok.kind != tNumber {
 		return 0, p.syntaxError("DURATION")
 	}
+	numTok := p.tok
 	text, end := p.tok.text, p.tok.end
 	for p.advance(); (p.tok.kind == tIdent || p.tok.kind == tNumber) && p.tok.off == end; p.advance() {
 		text += p.tok.text
 		end = p.tok.end
+	}
+	if text == numTok.text {
+		// A bare number is no duration token.
+		return 0, &ParseError{Msg: "syntax error: unexpected NUMBER, expecting DURATION", Line: numTok.line, Col: numTok.col}
 	}
 	d, err := parseRangeDuration(text)
 	if err != nil {
@@ -247,13 +264,13 @@ func (p *parser) parseVectorAgg(op string) (Expr, error) {
 			if err := checkVectorParam(op, numTok.text, g); err != nil {
 				return nil, err
 			}
-			lit, err := parseNumber(numTok)
+			lit, err := p.parseNumber(numTok)
 			if err != nil {
 				return nil, err
 			}
 			e.Param = &lit.Val
 		} else {
-			lit, err := parseNumber(numTok)
+			lit, err := p.parseNumber(numTok)
 			if err != nil {
 				return nil, err
 			}
@@ -273,7 +290,8 @@ func (p *parser) parseVectorAgg(op string) (Expr, error) {
 	}
 	e.Left = se
 	if !p.isPunct(")") {
-		return nil, p.syntaxError(")")
+		// An operator could continue the operand too.
+		return nil, p.syntaxError()
 	}
 	p.advance()
 	if e.Grouping == nil {
@@ -317,7 +335,7 @@ func (p *parser) parseVector() (Expr, error) {
 	if p.advance().kind != tNumber {
 		return nil, p.syntaxError("NUMBER")
 	}
-	lit, err := parseNumber(p.tok)
+	lit, err := p.parseNumber(p.tok)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +348,7 @@ func (p *parser) parseVector() (Expr, error) {
 
 // parseParam reads a function's leading `NUMBER ,`.
 func (p *parser) parseParam() (*float64, error) {
-	lit, err := parseNumber(p.tok)
+	lit, err := p.parseNumber(p.tok)
 	if err != nil {
 		return nil, err
 	}

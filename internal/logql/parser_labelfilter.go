@@ -22,7 +22,9 @@ func (p *parser) parseLabelFilter(minPrec int) (LabelFilter, error) {
 	for {
 		if p.isPunct(",") || p.startsLabelFilter() {
 			if p.isPunct(",") {
-				p.advance()
+				if p.advance(); !p.startsLabelFilter() {
+					return nil, p.syntaxError("IDENTIFIER", "(")
+				}
 			}
 			right, err := p.parseLabelFilter(1)
 			if err != nil {
@@ -34,7 +36,9 @@ func (p *parser) parseLabelFilter(minPrec int) (LabelFilter, error) {
 		if prec == 0 || prec < minPrec {
 			return left, nil
 		}
-		p.advance()
+		if p.advance(); !p.startsLabelFilter() {
+			return nil, p.syntaxError("IDENTIFIER", "(")
+		}
 		right, err := p.parseLabelFilter(prec + 1)
 		if err != nil {
 			return nil, err
@@ -74,13 +78,15 @@ var stringFilterOps = map[string]MatchType{"=": MatchEqual, "==": MatchEqual, "!
 
 func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 	if p.isPunct("(") {
-		p.advance()
+		if p.advance(); !p.startsLabelFilter() {
+			return nil, p.syntaxError("IDENTIFIER", "(")
+		}
 		f, err := p.parseLabelFilter(1)
 		if err != nil {
 			return nil, err
 		}
 		if !p.isPunct(")") {
-			return nil, p.syntaxError(")")
+			return nil, p.syntaxError()
 		}
 		p.advance()
 		return f, nil
@@ -99,7 +105,7 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 	if (v.kind == tPunct && (v.text == "-" || v.text == "+")) && op.text != "=~" && op.text != "!~" {
 		sign = v.text
 		if v = p.advance(); v.kind != tNumber {
-			return nil, p.syntaxError()
+			return nil, p.syntaxError("NUMBER")
 		}
 	}
 	if v.kind == tNumber && op.text != "=~" && op.text != "!~" {

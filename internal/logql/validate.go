@@ -47,6 +47,13 @@ func validateSample(e SampleExpr) error {
 		return validateSample(e.Left)
 	case *LabelReplaceExpr:
 		return validateSample(e.Left)
+	case *VariantsExpr:
+		for _, v := range e.Variants {
+			if err := validateSample(v); err != nil {
+				return err
+			}
+		}
+		return validateMatchers(e.LogRange.Left.Matchers())
 	case *BinOpExpr:
 		if err := validateSample(e.LHS); err != nil {
 			return err

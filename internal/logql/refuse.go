@@ -1,0 +1,59 @@
+package logql
+
+import "net/http"
+
+// RefusedError is a query Loki parses but refuses to run, with the status
+// it answers.
+type RefusedError struct {
+	Status int
+	Msg    string
+}
+
+func (e *RefusedError) Error() string { return e.Msg }
+
+// Refusal reports whether Loki v3.7.8, with its default limits, refuses to
+// evaluate e: variants (multi-variant queries are off), approx_topk
+// (shard_aggregations is empty), label_replace over a bare number.
+func Refusal(e Expr) error {
+	var err error
+	Walk(e, func(x Expr) bool {
+		if err != nil {
+			return false
+		}
+		switch x := x.(type) {
+		case *VariantsExpr:
+			err = &RefusedError{Status: http.StatusBadRequest, Msg: "multi variant queries are disabled for this instance"}
+		case *VectorAggregationExpr:
+			if x.Op == "approx_topk" {
+				err = &RefusedError{Status: http.StatusInternalServerError, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
+			}
+		case *LabelReplaceExpr:
+			if _, ok := x.Left.(*LiteralExpr); ok {
+				err = &RefusedError{Status: http.StatusInternalServerError,
+					Msg: "unexpected expr type (*syntax.LiteralExpr) for Evaluator type (*logql.DefaultEvaluator) "}
+			}
+		}
+		return err == nil
+	})
+	return err
+}
+
+// Walk visits e and its metric operands depth first while fn says so.
+func Walk(e Expr, fn func(Expr) bool) {
+	if !fn(e) {
+		return
+	}
+	switch e := e.(type) {
+	case *VectorAggregationExpr:
+		Walk(e.Left, fn)
+	case *BinOpExpr:
+		Walk(e.LHS, fn)
+		Walk(e.RHS, fn)
+	case *LabelReplaceExpr:
+		Walk(e.Left, fn)
+	case *VariantsExpr:
+		for _, v := range e.Variants {
+			Walk(v, fn)
+		}
+	}
+}
