@@ -32,14 +32,14 @@ func (s *Server) writeSeries(w http.ResponseWriter, streams []string) {
 
 func (s *Server) formatQuery(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()
-	expr, err := logql.ParseExpr(r.Form.Get("query"))
+	expr, err := logql.ParseForFormat(r.Form.Get("query"))
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	if err != nil {
 		w.WriteHeader(http.StatusBadRequest)
 		_, _ = w.Write(lokijson.AppendFormatQueryError(nil, err.Error()))
 		return
 	}
-	_, _ = w.Write(lokijson.AppendFormatQuery(nil, expr.String()))
+	_, _ = w.Write(lokijson.AppendFormatQuery(nil, logql.Pretty(expr)))
 }
 
 func (s *Server) buildInfo(w http.ResponseWriter, r *http.Request) {

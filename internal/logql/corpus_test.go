@@ -77,3 +77,47 @@ func TestLokiCorpus(t *testing.T) {
 		t.Errorf("only %d rejections carry Loki's exact message, want at least 317", rejectedSame)
 	}
 }
+
+// TestLokiCorpusFormat checks format_query's output against Loki's for
+// every query Loki formats; the count of exact answers may only grow.
+func TestLokiCorpusFormat(t *testing.T) {
+	f, err := os.Open("testdata/corpus.jsonl")
+	if os.IsNotExist(err) {
+		t.Skip("no corpus recorded")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var total, same int
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var c struct {
+			Query        string `json:"query"`
+			FormatStatus int    `json:"format_status"`
+			FormatBody   string `json:"format_body"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		var body struct{ Data string }
+		if c.FormatStatus != 200 || json.Unmarshal([]byte(c.FormatBody), &body) != nil {
+			continue
+		}
+		total++
+		e, err := ParseForFormat(c.Query)
+		switch {
+		case err != nil:
+			t.Errorf("Loki formats %q; vloki: %v", c.Query, err)
+		case Pretty(e) == body.Data:
+			same++
+		default:
+			t.Logf("format %q:\n loki  %q\n vloki %q", c.Query, body.Data, Pretty(e))
+		}
+	}
+	t.Logf("format_query: %d of %d formatted as Loki does", same, total)
+	if same < 600 {
+		t.Errorf("only %d formatted as Loki does", same)
+	}
+}

@@ -49,6 +49,15 @@ func stageError(st Stage, msg string) error {
 	return &ParseError{Msg: "stage '" + st.String() + "' : " + msg}
 }
 
+// stageErr reports a stage its constructor refuses, unless the parser is
+// lenient: format_query, like Loki's, prints such stages all the same.
+func (p *parser) stageErr(st Stage, msg string) error {
+	if p.lenient {
+		return nil
+	}
+	return stageError(st, msg)
+}
+
 // parseLineFormat reads the template after `line_format`.
 func (p *parser) parseLineFormat() (Stage, error) {
 	if p.advance().kind != tString {
@@ -58,7 +67,7 @@ func (p *parser) parseLineFormat() (Stage, error) {
 	p.advance()
 	t, err := logtmpl.Parse("line", e.Value)
 	if err != nil {
-		return nil, stageError(e, "invalid line template: "+err.Error())
+		return e, p.stageErr(e, "invalid line template: "+err.Error())
 	}
 	e.Tmpl = t
 	return e, nil
@@ -88,7 +97,10 @@ func (p *parser) parseLabelFormat() (Stage, error) {
 			break
 		}
 	}
-	return e, e.compile()
+	if err := e.compile(); err != nil && !p.lenient {
+		return nil, err
+	}
+	return e, nil
 }
 
 // compile applies Loki's checks and parses the templates.

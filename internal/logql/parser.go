@@ -23,7 +23,31 @@ func parseUnvalidated(input string) (Expr, error) {
 	if len(input) >= maxInputSize {
 		return nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
 	}
-	p := &parser{lex: newLexer(input)}
+	return parseWith(&parser{lex: newLexer(input)})
+}
+
+// ParseForFormat parses a query as Loki's format_query does: stages whose
+// construction fails still print, and the matchers are validated.
+func ParseForFormat(input string) (Expr, error) {
+	if len(input) >= maxInputSize {
+		return nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
+	}
+	e, err := parseWith(&parser{lex: newLexer(input), lenient: true})
+	if err != nil {
+		return nil, err
+	}
+	if se, ok := e.(SampleExpr); ok {
+		err = validateSample(se, true)
+	} else {
+		err = validate(e)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func parseWith(p *parser) (Expr, error) {
 	p.advance()
 	e, err := p.parseExpr(0)
 	if err != nil {
@@ -78,6 +102,8 @@ func validateMatchers(ms []*Matcher) error {
 type parser struct {
 	lex *lexer
 	tok token
+	// lenient keeps stages whose construction fails (format_query).
+	lenient bool
 }
 
 func (p *parser) advance() token {
@@ -375,7 +401,7 @@ func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, error) {
 		ips = append(ips, ip)
 		next := p.advance()
 		if next.kind != tIdent || !strings.EqualFold(next.text, "or") {
-			return newLineFilterWithIPs(t, values, ips)
+			return p.newLineFilterWithIPs(t, values, ips)
 		}
 	}
 }
@@ -397,10 +423,11 @@ func (p *parser) parseIPCall() (string, error) {
 
 // newLineFilterWithIPs builds the filter and compiles its ip() values,
 // which only |= and != take.
-func newLineFilterWithIPs(t LineFilterType, values []string, ips []*IPMatcher) (*LineFilterExpr, error) {
+func (p *parser) newLineFilterWithIPs(t LineFilterType, values []string, ips []*IPMatcher) (*LineFilterExpr, error) {
 	f, err := newLineFilter(t, values)
 	if err != nil {
-		return nil, stageError(&LineFilterExpr{Type: t, Values: values, IPs: ips}, err.Error())
+		bad := &LineFilterExpr{Type: t, Values: values, IPs: ips}
+		return bad, p.stageErr(bad, err.Error())
 	}
 	f.IPs = ips
 	if !f.HasIP() {
@@ -408,7 +435,7 @@ func newLineFilterWithIPs(t LineFilterType, values []string, ips []*IPMatcher) (
 		return f, nil
 	}
 	if t != LineMatchEqual && t != LineMatchNotEqual {
-		return nil, stageError(f, errIPInvalidOperation.Error())
+		return f, p.stageErr(f, errIPInvalidOperation.Error())
 	}
 	for i, m := range ips {
 		if m == nil {
@@ -416,7 +443,7 @@ func newLineFilterWithIPs(t LineFilterType, values []string, ips []*IPMatcher) (
 		}
 		if f.IPs[i], err = NewIPMatcher(m.Pattern); err != nil {
 			f.IPs[i] = m
-			return nil, stageError(f, err.Error())
+			return f, p.stageErr(f, err.Error())
 		}
 	}
 	return f, nil

@@ -177,7 +177,7 @@ func (p *parser) parseIPLabelFilter(name string, negate bool) (LabelFilter, erro
 	f := &IPLabelFilter{Name: name, Negate: negate, IP: &IPMatcher{Pattern: pattern}}
 	m, err := NewIPMatcher(pattern)
 	if err != nil {
-		return nil, stageError(&LabelFilterExpr{Filter: f}, err.Error())
+		return f, p.stageErr(&LabelFilterExpr{Filter: f}, err.Error())
 	}
 	f.IP = m
 	return f, nil

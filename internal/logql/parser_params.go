@@ -83,7 +83,7 @@ func (p *parser) parseJSONStage() (Stage, error) {
 	for i, x := range params {
 		path, err := parseJSONPath(x.Expression)
 		if err != nil {
-			return nil, stageError(e, "cannot parse expression ["+x.Expression+"]: "+err.Error())
+			return e, p.stageErr(e, "cannot parse expression ["+x.Expression+"]: "+err.Error())
 		}
 		e.Params[i].Path = path
 	}

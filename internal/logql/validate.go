@@ -8,7 +8,7 @@ func validate(e Expr) error {
 	case LogSelectorExpr:
 		return validateMatchers(e.Matchers())
 	case SampleExpr:
-		return validateSample(e)
+		return validateSample(e, false)
 	}
 	return &ParseError{Msg: fmt.Sprintf("unexpected expression type: %v", e)}
 }
@@ -25,7 +25,9 @@ var groupingOps = map[string]bool{
 	"min_over_time": true, "max_over_time": true, "first_over_time": true, "last_over_time": true,
 }
 
-func validateSample(e SampleExpr) error {
+// validateSample checks a metric query; forFormat leaves out the check
+// format_query does not make (an aggregated number).
+func validateSample(e SampleExpr, forFormat bool) error {
 	switch e := e.(type) {
 	case *RangeAggregationExpr:
 		if e.Grouping != nil && !groupingOps[e.Op] {
@@ -39,26 +41,26 @@ func validateSample(e SampleExpr) error {
 		if (e.Op == "sort" || e.Op == "sort_desc") && e.Grouping != nil && len(e.Grouping.Groups) > 0 {
 			return &ParseError{Msg: "sort and sort_desc doesn't allow grouping by "}
 		}
-		if _, ok := e.Left.(*LiteralExpr); ok {
+		if _, ok := e.Left.(*LiteralExpr); ok && !forFormat {
 			// Loki validates an aggregated literal as a selector without
 			// matchers.
 			return &ParseError{Msg: errAtLeastOneMatcher}
 		}
-		return validateSample(e.Left)
+		return validateSample(e.Left, forFormat)
 	case *LabelReplaceExpr:
-		return validateSample(e.Left)
+		return validateSample(e.Left, forFormat)
 	case *VariantsExpr:
 		for _, v := range e.Variants {
-			if err := validateSample(v); err != nil {
+			if err := validateSample(v, forFormat); err != nil {
 				return err
 			}
 		}
 		return validateMatchers(e.LogRange.Left.Matchers())
 	case *BinOpExpr:
-		if err := validateSample(e.LHS); err != nil {
+		if err := validateSample(e.LHS, forFormat); err != nil {
 			return err
 		}
-		return validateSample(e.RHS)
+		return validateSample(e.RHS, forFormat)
 	}
 	return nil
 }
