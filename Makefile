@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench parity parity-record
+.PHONY: run test build vet fmt bench bench-compare parity parity-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -24,6 +24,11 @@ fmt:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...
+
+## bench-compare: long-range metric queries through vloki, VictoriaLogs directly and a fresh Loki v3.7.8
+bench-compare:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID; rm -rf $$LOKI_DATA' EXIT; \
+	  VLOKI_BENCH_COMPARE=1 LOKI_BENCH_URL=$$LOKI_URL $(GO) test -run '^$$' -bench BenchmarkCompare -benchtime 10x -timeout 60m ./internal/parity/
 
 ## parity-record: record Loki v3.7.8's answers to the corpus (builds Loki; not part of CI)
 parity-record:
