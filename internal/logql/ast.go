@@ -56,10 +56,14 @@ func NewMatcher(t MatchType, name, value string) (*Matcher, error) {
 	m := &Matcher{Type: t, Name: name, Value: value}
 	if t == MatchRegexp || t == MatchNotRegexp {
 		// Errors name the regex as written, as Prometheus reports them.
-		if _, err := regexp.Compile(value); err != nil {
+		if _, err := compileRegexp(value); err != nil {
 			return nil, err
 		}
-		m.re = regexp.MustCompile("^(?s:" + value + ")$")
+		re, err := compileRegexp("^(?s:" + value + ")$")
+		if err != nil {
+			return nil, err
+		}
+		m.re = re
 	}
 	return m, nil
 }

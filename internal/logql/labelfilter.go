@@ -34,10 +34,14 @@ type StringLabelFilter struct {
 func newStringLabelFilter(t MatchType, name, value string) (*StringLabelFilter, error) {
 	f := &StringLabelFilter{Type: t, Name: name, Value: value}
 	if t == MatchRegexp || t == MatchNotRegexp {
-		if _, err := regexp.Compile(value); err != nil {
+		if _, err := compileRegexp(value); err != nil {
 			return nil, err
 		}
-		f.re = regexp.MustCompile("^(?:" + value + ")$")
+		re, err := compileRegexp("^(?:" + value + ")$")
+		if err != nil {
+			return nil, err
+		}
+		f.re = re
 	}
 	return f, nil
 }

@@ -3,6 +3,7 @@ package logql
 import (
 	"io"
 	"strings"
+	"sync"
 	"text/scanner"
 )
 
@@ -80,24 +81,39 @@ var twoCharOps = map[string]bool{"!=": true, "=~": true, "!~": true, "|=": true,
 
 // lexer tokenizes LogQL with Go's text/scanner, as Loki does.
 type lexer struct {
-	input string
-	s     scanner.Scanner
-	src   *strings.Reader
-	err   *ParseError
+	onError func(*scanner.Scanner, string)
+	input   string
+	s       scanner.Scanner
+	src     *strings.Reader
+	err     *ParseError
 }
 
-func newLexer(input string) *lexer {
-	l := &lexer{src: strings.NewReader(input), input: input}
-	l.s.Init(l.src)
-	// Loki's scanner keeps Go's comment handling: // and /* */ are skipped.
-	l.s.Mode = scanner.GoTokens
-	l.s.Error = func(s *scanner.Scanner, msg string) {
+// lexers are reused: each holds text/scanner's kilobyte of buffer.
+var lexerPool = sync.Pool{New: func() any {
+	l := &lexer{src: new(strings.Reader)}
+	l.onError = func(s *scanner.Scanner, msg string) {
 		if l.err == nil {
 			// Loki reports the start of the token being read.
 			l.err = &ParseError{Msg: msg, Line: s.Position.Line, Col: s.Position.Column}
 		}
 	}
 	return l
+}}
+
+func newLexer(input string) *lexer {
+	l := lexerPool.Get().(*lexer)
+	l.input, l.err = input, nil
+	l.src.Reset(input)
+	// GoTokens, as Loki's scanner: Go's comments (// and /* */) are skipped.
+	l.s.Init(l.src)
+	l.s.Error = l.onError
+	return l
+}
+
+// release returns the lexer to the pool once parsing is over.
+func (l *lexer) release() {
+	l.input = ""
+	lexerPool.Put(l)
 }
 
 func (l *lexer) next() token {
@@ -115,9 +131,9 @@ func (l *lexer) next() token {
 		}
 		return l.next()
 	case scanner.Ident:
-		tok.kind, tok.text = tIdent, l.s.TokenText()
+		tok.kind, tok.text = tIdent, l.input[pos.Offset:l.s.Pos().Offset]
 	case scanner.Int, scanner.Float:
-		tok.kind, tok.text = tNumber, l.s.TokenText()
+		tok.kind, tok.text = tNumber, l.input[pos.Offset:l.s.Pos().Offset]
 	case scanner.String, scanner.RawString:
 		tok = l.stringToken(tok)
 	case '[':
@@ -132,10 +148,11 @@ func (l *lexer) next() token {
 		}
 		tok.kind, tok.text = tPunct, "-"
 	default:
-		tok.kind, tok.text = tPunct, string(r)
-		if two := tok.text + string(l.s.Peek()); twoCharOps[two] {
+		end := l.s.Pos().Offset
+		tok.kind, tok.text = tPunct, l.input[pos.Offset:end]
+		if end < len(l.input) && twoCharOps[l.input[pos.Offset:end+1]] {
 			l.s.Next() // invalidates the token's line, as in Loki's lexer
-			tok.text, tok.line = two, 0
+			tok.text, tok.line = l.input[pos.Offset:end+1], 0
 		}
 	}
 	tok.end = l.s.Pos().Offset

@@ -76,7 +76,7 @@ func newLineFilter(t LineFilterType, values []string) (*LineFilterExpr, error) {
 	}
 	if t.Regexp() {
 		for _, v := range values {
-			re, err := regexp.Compile(v)
+			re, err := compileRegexp(v)
 			if err != nil {
 				return nil, err
 			}

@@ -48,6 +48,7 @@ func ParseForFormat(input string) (Expr, error) {
 }
 
 func parseWith(p *parser) (Expr, error) {
+	defer p.lex.release()
 	p.advance()
 	e, err := p.parseExpr(0)
 	if err != nil {
