@@ -17,10 +17,9 @@ type corpusCase struct {
 }
 
 // TestLokiCorpus checks the parser against Loki's own decisions: a query
-// Loki rejects must be rejected with Loki's exact message; a query Loki
-// accepts must parse, or be reported as not supported yet. The score is
-// logged; the rejected queries whose message differs are counted against
-// a ceiling that may only go down.
+// Loki rejects must be rejected with Loki's exact message (at parse time,
+// or at evaluation for the queries Loki parses but refuses to run); a
+// query Loki accepts must parse.
 func TestLokiCorpus(t *testing.T) {
 	f, err := os.Open("testdata/corpus.jsonl")
 	if os.IsNotExist(err) {
@@ -72,14 +71,16 @@ func TestLokiCorpus(t *testing.T) {
 	if wronglyAccepted > 0 {
 		t.Errorf("%d queries Loki rejects are accepted", wronglyAccepted)
 	}
-	// A ratchet: the count of Loki-exact rejection messages may only grow.
-	if rejectedSame < 317 {
-		t.Errorf("only %d rejections carry Loki's exact message, want at least 317", rejectedSame)
+	if rejectedDiffer > 0 {
+		t.Errorf("%d rejections differ from Loki's message", rejectedDiffer)
+	}
+	if unsupported > 0 {
+		t.Errorf("%d queries Loki accepts are not supported", unsupported)
 	}
 }
 
 // TestLokiCorpusFormat checks format_query's output against Loki's for
-// every query Loki formats; the count of exact answers may only grow.
+// every query Loki formats.
 func TestLokiCorpusFormat(t *testing.T) {
 	f, err := os.Open("testdata/corpus.jsonl")
 	if os.IsNotExist(err) {
@@ -117,7 +118,7 @@ func TestLokiCorpusFormat(t *testing.T) {
 		}
 	}
 	t.Logf("format_query: %d of %d formatted as Loki does", same, total)
-	if same < 600 {
+	if same < total {
 		t.Errorf("only %d formatted as Loki does", same)
 	}
 }

@@ -13,3 +13,12 @@ func parseRangeDuration(s string) (time.Duration, error) {
 	d, err := model.ParseDuration(s)
 	return time.Duration(d), err
 }
+
+// parseLokiDuration reads a duration token: Prometheus' form first, then
+// Go's (which also takes fractions and negative values).
+func parseLokiDuration(s string) (time.Duration, error) {
+	if d, err := model.ParseDuration(s); err == nil {
+		return time.Duration(d), nil
+	}
+	return time.ParseDuration(s)
+}

@@ -1,6 +1,10 @@
 package logql
 
 import (
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/dustin/go-humanize"
 	"io"
 	"strings"
 	"sync"
@@ -18,6 +22,10 @@ const (
 	tPunct
 	tRange // `[5m]`: text holds what is between the brackets
 	tFlag  // a parser flag: --strict, --keep-empty
+	// tDuration and tBytes are a number with a unit right after it (5m,
+	// 1.5KiB); Loki's lexer reads them whole.
+	tDuration
+	tBytes
 	tError
 )
 
@@ -47,10 +55,10 @@ func (t token) name() string {
 		return "RANGE"
 	case tFlag:
 		return "FUNCTION_FLAG"
-	}
-	if !knownPunct[t.text] {
-		// Loki's lexer turns any other character into an identifier.
-		return "IDENTIFIER"
+	case tDuration:
+		return "DURATION"
+	case tBytes:
+		return "BYTES"
 	}
 	return t.text
 }
@@ -134,6 +142,7 @@ func (l *lexer) next() token {
 		tok.kind, tok.text = tIdent, l.input[pos.Offset:l.s.Pos().Offset]
 	case scanner.Int, scanner.Float:
 		tok.kind, tok.text = tNumber, l.input[pos.Offset:l.s.Pos().Offset]
+		tok = l.withUnit(tok)
 	case scanner.String, scanner.RawString:
 		tok = l.stringToken(tok)
 	case '[':
@@ -147,6 +156,9 @@ func (l *lexer) next() token {
 			break
 		}
 		tok.kind, tok.text = tPunct, "-"
+		if d := l.withUnit(tok); d.kind == tDuration {
+			tok = d
+		}
 	default:
 		end := l.s.Pos().Offset
 		tok.kind, tok.text = tPunct, l.input[pos.Offset:end]
@@ -154,9 +166,57 @@ func (l *lexer) next() token {
 			l.s.Next() // invalidates the token's line, as in Loki's lexer
 			tok.text, tok.line = l.input[pos.Offset:end+1], 0
 		}
+		if !knownPunct[tok.text] {
+			// Loki's lexer makes any other character an identifier.
+			tok.kind = tIdent
+		}
 	}
 	tok.end = l.s.Pos().Offset
 	return tok
+}
+
+// withUnit extends a number (or a minus sign) with the digits, dots and
+// unit letters right after it when the whole reads as a duration, or
+// else as a byte size, as Loki's lexer does.
+func (l *lexer) withUnit(tok token) token {
+	start := l.s.Pos().Offset
+	for _, try := range []struct {
+		kind  tokKind
+		unit  func(rune) bool
+		valid func(string) bool
+	}{{tDuration, isDurationRune, validDuration}, {tBytes, isBytesRune, validBytes}} {
+		end := start
+		for end < len(l.input) {
+			r, size := utf8.DecodeRuneInString(l.input[end:])
+			if unicode.IsSpace(r) || !unicode.IsNumber(r) && !try.unit(r) && r != '.' {
+				break
+			}
+			end += size
+		}
+		if end == start || !try.valid(l.input[tok.off:end]) {
+			continue
+		}
+		for l.s.Pos().Offset < end {
+			l.s.Next()
+		}
+		tok.kind, tok.text, tok.line = try.kind, l.input[tok.off:end], 0
+		return tok
+	}
+	return tok
+}
+
+func isDurationRune(r rune) bool { return strings.ContainsRune("nuµmshdwy", r) }
+
+func isBytesRune(r rune) bool { return strings.ContainsRune("BikKMGTP", r) }
+
+func validDuration(s string) bool {
+	_, err := parseLokiDuration(s)
+	return err == nil
+}
+
+func validBytes(s string) bool {
+	_, err := humanize.ParseBytes(s)
+	return err == nil
 }
 
 // flagAhead returns the parser flag starting at the '-' just scanned,

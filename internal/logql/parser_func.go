@@ -201,32 +201,18 @@ func (p *parser) parseRangeAndOffset(r *LogRange) error {
 // parseDurationTokens reads a duration such as 5m, which the scanner splits
 // into a number and an adjacent identifier.
 func (p *parser) parseDurationTokens() (time.Duration, error) {
-	neg := false
-	if p.isPunct("-") {
-		neg = true
+	switch t := p.tok; t.kind {
+	case tDuration:
+		d, err := parseLokiDuration(t.text)
+		if err != nil {
+			return 0, &ParseError{Msg: err.Error()}
+		}
 		p.advance()
+		return d, nil
+	case tNumber:
+		return 0, &ParseError{Msg: "syntax error: unexpected NUMBER, expecting DURATION", Line: t.line, Col: t.col}
 	}
-	if p.tok.kind != tNumber {
-		return 0, p.syntaxError("DURATION")
-	}
-	numTok := p.tok
-	text, end := p.tok.text, p.tok.end
-	for p.advance(); (p.tok.kind == tIdent || p.tok.kind == tNumber) && p.tok.off == end; p.advance() {
-		text += p.tok.text
-		end = p.tok.end
-	}
-	if text == numTok.text {
-		// A bare number is no duration token.
-		return 0, &ParseError{Msg: "syntax error: unexpected NUMBER, expecting DURATION", Line: numTok.line, Col: numTok.col}
-	}
-	d, err := parseRangeDuration(text)
-	if err != nil {
-		return 0, &ParseError{Msg: err.Error()}
-	}
-	if neg {
-		d = -d
-	}
-	return d, nil
+	return 0, p.syntaxError("DURATION")
 }
 
 func (p *parser) parseOptionalGrouping() (*Grouping, error) {
@@ -285,7 +271,8 @@ func (p *parser) parseVectorAgg(op string) (Expr, error) {
 		}
 	}
 	se, ok := inner.(SampleExpr)
-	if !ok {
+	if _, variants := inner.(*VariantsExpr); !ok || variants {
+		// variants(...) of (...) is no operand of an aggregation.
 		return nil, p.syntaxError()
 	}
 	e.Left = se

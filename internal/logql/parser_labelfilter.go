@@ -3,7 +3,6 @@ package logql
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/dustin/go-humanize"
 )
@@ -108,7 +107,7 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 			return nil, p.syntaxError("NUMBER")
 		}
 	}
-	if v.kind == tNumber && op.text != "=~" && op.text != "!~" {
+	if (v.kind == tNumber || v.kind == tDuration || v.kind == tBytes) && op.text != "=~" && op.text != "!~" {
 		return p.parseCompareFilter(name, op.text, sign)
 	}
 	if v.kind == tIdent && strings.EqualFold(v.text, "ip") {
@@ -134,37 +133,29 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 // parseCompareFilter reads the literal of a numeric, duration or bytes
 // filter: Loki's lexer joins a number with the unit characters after it.
 func (p *parser) parseCompareFilter(name, op, sign string) (LabelFilter, error) {
-	text, end := p.tok.text, p.tok.end
-	for p.advance(); (p.tok.kind == tIdent || p.tok.kind == tNumber || p.isPunct(".")) && p.tok.off == end; p.advance() {
-		text += p.tok.text
-		end = p.tok.end
-	}
-	f := &CompareLabelFilter{Name: name, Op: op, Text: sign + text}
-	if sign == "+" {
-		sign = ""
-	}
-	text = sign + text
-	if n, err := strconv.ParseFloat(text, 64); err == nil {
-		f.Kind, f.Number = NumberValue, n
-		return f, nil
-	}
-	if n, err := strconv.ParseInt(text, 0, 64); err == nil {
-		f.Kind, f.Number = NumberValue, float64(n)
-		return f, nil
-	}
-	if d, err := parseRangeDuration(text); err == nil {
+	t := p.tok
+	f := &CompareLabelFilter{Name: name, Op: op, Text: sign + t.text}
+	switch t.kind {
+	case tDuration:
+		d, err := parseLokiDuration(t.text)
+		if err != nil {
+			return nil, p.syntaxError()
+		}
 		f.Kind, f.Duration = DurationValue, d
-		return f, nil
-	}
-	if d, err := time.ParseDuration(text); err == nil {
-		f.Kind, f.Duration = DurationValue, d
-		return f, nil
-	}
-	if b, err := humanize.ParseBytes(text); err == nil {
+	case tBytes:
+		b, err := humanize.ParseBytes(t.text)
+		if err != nil {
+			return nil, p.syntaxError()
+		}
 		f.Kind, f.Bytes = BytesValue, b
-		return f, nil
+	default:
+		// Loki ignores the conversion error here: a literal ParseFloat
+		// refuses (0x10) compares as 0.
+		n, _ := strconv.ParseFloat(strings.TrimPrefix(sign, "+")+t.text, 64)
+		f.Kind, f.Number = NumberValue, n
 	}
-	return nil, p.syntaxError()
+	p.advance()
+	return f, nil
 }
 
 // parseIPLabelFilter reads the ip("...") of `name = ip("...")`.

@@ -11,9 +11,13 @@ type RefusedError struct {
 
 func (e *RefusedError) Error() string { return e.Msg }
 
+var errLiteralEvaluator = &RefusedError{Status: http.StatusInternalServerError,
+	Msg: "unexpected expr type (*syntax.LiteralExpr) for Evaluator type (*logql.DefaultEvaluator) "}
+
 // Refusal reports whether Loki v3.7.8, with its default limits, refuses to
 // evaluate e: variants (multi-variant queries are off), approx_topk
-// (shard_aggregations is empty), label_replace over a bare number.
+// (shard_aggregations is empty), label_replace over a bare number, other
+// aggregations of a bare number.
 func Refusal(e Expr) error {
 	var err error
 	Walk(e, func(x Expr) bool {
@@ -26,11 +30,13 @@ func Refusal(e Expr) error {
 		case *VectorAggregationExpr:
 			if x.Op == "approx_topk" {
 				err = &RefusedError{Status: http.StatusInternalServerError, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
+			} else if _, ok := x.Left.(*LiteralExpr); ok {
+				// Loki's frontend evaluator cannot aggregate a number.
+				err = errLiteralEvaluator
 			}
 		case *LabelReplaceExpr:
 			if _, ok := x.Left.(*LiteralExpr); ok {
-				err = &RefusedError{Status: http.StatusInternalServerError,
-					Msg: "unexpected expr type (*syntax.LiteralExpr) for Evaluator type (*logql.DefaultEvaluator) "}
+				err = errLiteralEvaluator
 			}
 		}
 		return err == nil

@@ -41,9 +41,9 @@ func validateSample(e SampleExpr, forFormat bool) error {
 		if (e.Op == "sort" || e.Op == "sort_desc") && e.Grouping != nil && len(e.Grouping.Groups) > 0 {
 			return &ParseError{Msg: "sort and sort_desc doesn't allow grouping by "}
 		}
-		if _, ok := e.Left.(*LiteralExpr); ok && !forFormat {
-			// Loki validates an aggregated literal as a selector without
-			// matchers.
+		if _, ok := e.Left.(*LiteralExpr); ok && !forFormat && literalRunsOnQuerier[e.Op] {
+			// Loki sends sum, count and avg of a number to its queriers,
+			// which read the number as a selector without matchers.
 			return &ParseError{Msg: errAtLeastOneMatcher}
 		}
 		return validateSample(e.Left, forFormat)
@@ -77,3 +77,7 @@ func validateUnwrap(e *RangeAggregationExpr) error {
 	}
 	return nil
 }
+
+// literalRunsOnQuerier are the aggregations Loki's frontend shards even
+// over a bare number.
+var literalRunsOnQuerier = map[string]bool{"sum": true, "count": true, "avg": true}

@@ -63,7 +63,8 @@ func Parse(in string) (Expr, error) {
 	}
 	flush()
 	if len(e) == 0 {
-		return nil, errors.New("syntax error: unexpected $end")
+		// An empty pattern, worded as Loki's pattern grammar reports it.
+		return nil, errors.New("parse error at line 1, col 1: syntax error: unexpected $end, expecting IDENTIFIER or LITERAL")
 	}
 	return e, nil
 }
