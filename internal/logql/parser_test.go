@@ -1,6 +1,7 @@
 package logql
 
 import (
+	"regexp"
 	"errors"
 	"strings"
 	"testing"
@@ -99,9 +100,10 @@ func FuzzParseExpr(f *testing.F) {
 			return
 		}
 		printed := e.String()
-		if strings.Contains(printed, "NaN") || strings.Contains(printed, "Inf") {
-			// A folded literal such as 0 % 0 prints as Loki prints it,
-			// which no query can spell.
+		if strings.Contains(printed, "NaN") || strings.Contains(printed, "Inf") || negativeZero.MatchString(printed) {
+			// Folded literals such as 0 % 0 or -0 print as Loki prints
+			// them, which Loki's lexer does not read back (-0 is a
+			// duration to it).
 			return
 		}
 		again, err := ParseExpr(printed)
@@ -113,6 +115,8 @@ func FuzzParseExpr(f *testing.F) {
 		}
 	})
 }
+
+var negativeZero = regexp.MustCompile(`-0($|[^0-9.])`)
 
 // FuzzLexer reads every token of arbitrary input without panicking and
 // always reaches the end.
