@@ -11,9 +11,11 @@ import (
 // corpusCase is one query with the answer real Loki v3.7.8 gave on
 // query_range (testdata/README.md says how it was recorded).
 type corpusCase struct {
-	Query       string `json:"query"`
-	RangeStatus int    `json:"range_status"`
-	RangeError  string `json:"range_error"`
+	Query        string `json:"query"`
+	RangeStatus  int    `json:"range_status"`
+	RangeError   string `json:"range_error"`
+	FormatStatus int    `json:"format_status"`
+	FormatBody   string `json:"format_body"`
 }
 
 // TestLokiCorpus checks the parser against Loki's own decisions: a query
@@ -21,22 +23,8 @@ type corpusCase struct {
 // or at evaluation for the queries Loki parses but refuses to run); a
 // query Loki accepts must parse.
 func TestLokiCorpus(t *testing.T) {
-	f, err := os.Open("testdata/corpus.jsonl")
-	if os.IsNotExist(err) {
-		t.Skip("no corpus recorded")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var total, accepted, unsupported, rejectedSame, rejectedDiffer, wronglyRejected, wronglyAccepted int
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range loadCorpus(t) {
 		total++
 		e, err := ParseExpr(c.Query)
 		if err == nil {
@@ -82,26 +70,8 @@ func TestLokiCorpus(t *testing.T) {
 // TestLokiCorpusFormat checks format_query's output against Loki's for
 // every query Loki formats.
 func TestLokiCorpusFormat(t *testing.T) {
-	f, err := os.Open("testdata/corpus.jsonl")
-	if os.IsNotExist(err) {
-		t.Skip("no corpus recorded")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var total, same int
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var c struct {
-			Query        string `json:"query"`
-			FormatStatus int    `json:"format_status"`
-			FormatBody   string `json:"format_body"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range loadCorpus(t) {
 		var body struct{ Data string }
 		if c.FormatStatus != 200 || json.Unmarshal([]byte(c.FormatBody), &body) != nil {
 			continue
@@ -121,4 +91,30 @@ func TestLokiCorpusFormat(t *testing.T) {
 	if same < total {
 		t.Errorf("only %d formatted as Loki does", same)
 	}
+}
+
+// loadCorpus reads the recorded corpus; the tests skip without one.
+func loadCorpus(t *testing.T) []corpusCase {
+	f, err := os.Open("testdata/corpus.jsonl")
+	if os.IsNotExist(err) {
+		t.Skip("no corpus recorded")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []corpusCase
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var c corpusCase
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

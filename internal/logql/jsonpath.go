@@ -19,37 +19,33 @@ func parseJSONPath(expr string) ([]string, error) {
 	bad := func(t jsonPathToken, expecting string) error {
 		return &pathError{"syntax error: unexpected " + t.kind + ", expecting " + expecting}
 	}
-	switch t := next(); t.kind {
-	case "FIELD":
-		out = append(out, t.text)
-	case "LSB":
-		step, err := bracketStep(next)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, step)
-	default:
-		return nil, bad(t, "LSB or FIELD")
-	}
+	first := true
 	for {
-		switch t := next(); t.kind {
-		case "$end":
+		t := next()
+		var step string
+		var err error
+		switch {
+		case t.kind == "$end" && !first:
 			return out, nil
-		case "DOT":
+		case t.kind == "FIELD" && first:
+			step = t.text
+		case t.kind == "DOT" && !first:
 			f := next()
 			if f.kind != "FIELD" {
 				return nil, bad(f, "FIELD")
 			}
-			out = append(out, f.text)
-		case "LSB":
-			step, err := bracketStep(next)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, step)
+			step = f.text
+		case t.kind == "LSB":
+			step, err = bracketStep(next)
+		case first:
+			return nil, bad(t, "LSB or FIELD")
 		default:
 			return nil, &pathError{"syntax error: unexpected " + t.kind}
 		}
+		if err != nil {
+			return nil, err
+		}
+		out, first = append(out, step), false
 	}
 }
 

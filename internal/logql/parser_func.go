@@ -139,19 +139,24 @@ func (p *parser) expectRange(afterUnwrap bool) error {
 	return p.syntaxError()
 }
 
+// parseLogRangeThenClose reads a log range and the `)` closing it.
+func (p *parser) parseLogRangeThenClose() (*LogRange, error) {
+	r, err := p.parseLogRange()
+	if err != nil {
+		return nil, err
+	}
+	if !p.isPunct(")") {
+		return nil, p.syntaxError(")")
+	}
+	p.advance()
+	return r, nil
+}
+
 // parseLogRangeInParens reads `(selector pipeline) [range]` or a wholly
 // parenthesised log range.
 func (p *parser) parseLogRangeInParens() (*LogRange, error) {
 	if !p.isPunct("{") {
-		r, err := p.parseLogRange()
-		if err != nil {
-			return nil, err
-		}
-		if !p.isPunct(")") {
-			return nil, p.syntaxError(")")
-		}
-		p.advance()
-		return r, nil
+		return p.parseLogRangeThenClose()
 	}
 	left, u, err := p.parseLogExpr(true)
 	if err != nil {

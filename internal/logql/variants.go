@@ -50,14 +50,10 @@ func (p *parser) parseVariants() (Expr, error) {
 		return nil, p.syntaxError("(")
 	}
 	p.advance()
-	r, err := p.parseLogRange()
+	r, err := p.parseLogRangeThenClose()
 	if err != nil {
 		return nil, err
 	}
-	if !p.isPunct(")") {
-		return nil, p.syntaxError(")")
-	}
-	p.advance()
 	e.LogRange = r
 	return e, nil
 }

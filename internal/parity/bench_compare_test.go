@@ -3,10 +3,7 @@ package parity
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"sync"
@@ -14,10 +11,6 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/metrics"
-	"github.com/vloki/vloki/internal/server"
-	"github.com/vloki/vloki/internal/vltest"
 )
 
 // The long-range comparison (VLOKI_BENCH_COMPARE=1) runs on the parity
@@ -43,28 +36,12 @@ func compareLines() int {
 
 func compareTargets(b *testing.B) (vloki string, vl *backend.Client, loki string) {
 	compareOnce.Do(func() {
-		c, err := vltest.Embedded()
-		if err != nil {
-			compareErr = err
-			return
-		}
-		app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
-		if err != nil {
-			compareErr = err
-			return
-		}
-		srv := httptest.NewServer(app.Handler())
 		ds := Generate(compareLines(), compareSpan)
-		ctx := context.Background()
-		if compareErr = Push(ctx, srv.URL, "", ds, 1<<20); compareErr != nil {
+		if compareVloki, compareVL, compareErr = serveDataset(ds); compareErr != nil {
 			return
 		}
-		if compareErr = c.Flush(ctx); compareErr != nil {
-			return
-		}
-		compareVloki, compareVL = srv.URL, c
 		if u := os.Getenv("LOKI_BENCH_URL"); u != "" {
-			if compareErr = Push(ctx, u, "", ds, 1<<20); compareErr != nil {
+			if compareErr = Push(context.Background(), u, "", ds, 1<<20); compareErr != nil {
 				return
 			}
 			compareErr = waitAll(u, Total(ds))

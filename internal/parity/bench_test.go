@@ -28,27 +28,29 @@ var (
 // dataset, shared by the benchmarks of this package.
 func benchTarget(b *testing.B) (string, *backend.Client) {
 	benchOnce.Do(func() {
-		c, err := vltest.Embedded()
-		if err != nil {
-			benchErr = err
-			return
-		}
-		app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
-		if err != nil {
-			benchErr = err
-			return
-		}
-		srv := httptest.NewServer(app.Handler())
-		if benchErr = Push(context.Background(), srv.URL, "", Generate(DefaultLines, DefaultSpan), 1<<20); benchErr != nil {
-			return
-		}
-		benchErr = c.Flush(context.Background())
-		benchURL, benchVL = srv.URL, c
+		benchURL, benchVL, benchErr = serveDataset(Generate(DefaultLines, DefaultSpan))
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
 	}
 	return benchURL, benchVL
+}
+
+// serveDataset starts vloki over a fresh embedded engine holding ds.
+func serveDataset(ds []Stream) (string, *backend.Client, error) {
+	c, err := vltest.Embedded()
+	if err != nil {
+		return "", nil, err
+	}
+	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
+	if err != nil {
+		return "", nil, err
+	}
+	srv := httptest.NewServer(app.Handler())
+	if err := Push(context.Background(), srv.URL, "", ds, 1<<20); err != nil {
+		return "", nil, err
+	}
+	return srv.URL, c, c.Flush(context.Background())
 }
 
 func httpGet(b *testing.B, u string) {
