@@ -26,6 +26,11 @@ type rangeSeries struct {
 // rangeAgg evaluates a range aggregation from the rows of its log query:
 // at step t the window is (t-offset-range, t-offset].
 func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, error) {
+	if m.StreamBucketable() {
+		if v, ok, err := ev.streamBuckets(ctx, m); ok || err != nil {
+			return v, err
+		}
+	}
 	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
 	lo, hi := first-m.Offset-m.Range+1, last-m.Offset
 	series, err := ev.fetchSeries(ctx, m, lo, hi)

@@ -21,26 +21,47 @@ type bucketTotals struct {
 }
 
 // sumOfRange lets VictoriaLogs count rows and bytes per time bucket and
-// group. Buckets are gcd(step, range) wide and aligned so every window
-// (t-offset-range, t-offset] is a whole number of them, so the sums are
-// exact.
+// group.
 func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value, error) {
-	r, off := m.Range.Range, m.Range.Offset
+	groupLabels := func(row *backend.Row) (model.Labels, error) {
+		labels := model.Labels{}
+		for _, name := range m.By {
+			if v := row.Get(name); len(v) > 0 {
+				labels = append(labels, model.Label{Name: name, Value: string(v)})
+			}
+		}
+		labels.Sort()
+		return labels, nil
+	}
+	v, ok, err := ev.bucketed(ctx, m.Range, m.By, groupLabels)
+	if err != nil || ok {
+		return v, err
+	}
+	// Buckets too fine to be worth it: sum the rows instead.
+	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range}
+	return ev.vectorAgg(ctx, raw)
+}
+
+// bucketed evaluates the range aggregation from VictoriaLogs' counts and
+// byte sums per time bucket and group (by). Buckets are gcd(step, range)
+// wide and aligned so every window (t-offset-range, t-offset] is a whole
+// number of them, so the sums are exact. ok is false when the buckets
+// would be too fine.
+func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error)) (value, bool, error) {
+	r, off := m.Range, m.Offset
 	bucket := r
 	if ev.req.Step > 0 && len(ev.steps) > 1 {
 		bucket = gcd(ev.req.Step, r)
 	}
 	if r/bucket > maxBucketsPerWindow {
-		// Buckets too fine to be worth it: sum the rows instead.
-		raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range}
-		return ev.vectorAgg(ctx, raw)
+		return value{}, false, nil
 	}
 	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
 	lo, hi := first-off-r+1, last-off
 	origin := ((lo % bucket) + bucket) % bucket
-	buckets, groups, err := ev.fetchBuckets(ctx, m, lo, hi, bucket, origin)
+	buckets, groups, err := ev.fetchBuckets(ctx, m, by, labelsOf, lo, hi, bucket, origin)
 	if err != nil {
-		return value{}, err
+		return value{}, true, err
 	}
 	out := value{vectors: make([][]sample, len(ev.steps))}
 	for i, t := range ev.steps {
@@ -57,10 +78,10 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 			}
 		}
 		for k, s := range sums {
-			out.vectors[i] = append(out.vectors[i], sample{labels: groups[k], v: sumValue(m.Range, s)})
+			out.vectors[i] = append(out.vectors[i], sample{labels: groups[k], v: sumValue(m, s)})
 		}
 	}
-	return out, nil
+	return out, true, nil
 }
 
 func sumValue(m *plan.RangeAgg, s *bucketTotals) float64 {
@@ -78,11 +99,12 @@ func sumValue(m *plan.RangeAgg, s *bucketTotals) float64 {
 
 // fetchBuckets returns totals by bucket start and group key, and each
 // group's labels.
-func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.SumOfRange, lo, hi, bucket, origin int64) (map[int64]map[string]*bucketTotals, map[string]model.Labels, error) {
+func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error),
+	lo, hi, bucket, origin int64) (map[int64]map[string]*bucketTotals, map[string]model.Labels, error) {
 	q := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, m.Range.Log.Pushdown},
-		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: bucket, OffsetNs: origin, By: m.By, Exclude: backend.EmptyLineField,
-			NoBytes: !needsBytes(m.Range.Op)}},
+		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, m.Log.Pushdown},
+		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: bucket, OffsetNs: origin, By: by, Exclude: backend.EmptyLineField,
+			NoBytes: !needsBytes(m.Op)}},
 	}
 	buckets := map[int64]map[string]*bucketTotals{}
 	groups := map[string]model.Labels{}
@@ -91,26 +113,29 @@ func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.SumOfRange, lo, h
 		if err != nil {
 			return err
 		}
-		labels := model.Labels{}
-		for _, name := range m.By {
-			if v := row.Get(name); len(v) > 0 {
-				labels = append(labels, model.Label{Name: name, Value: string(v)})
-			}
+		labels, err := labelsOf(row)
+		if err != nil {
+			return err
 		}
-		labels.Sort()
 		key := labels.String()
 		groups[key] = labels
 		tot := &bucketTotals{}
 		if tot.count, err = parseCount(row.Get("c")); err != nil {
 			return err
 		}
-		if needsBytes(m.Range.Op) {
+		if needsBytes(m.Op) {
 			if tot.bytes, err = parseCount(row.Get("b")); err != nil {
 				return err
 			}
 		}
 		if buckets[start] == nil {
 			buckets[start] = map[string]*bucketTotals{}
+		}
+		if prev := buckets[start][key]; prev != nil {
+			// Distinct VictoriaLogs groups can make one label set.
+			prev.count += tot.count
+			prev.bytes += tot.bytes
+			return nil
 		}
 		buckets[start][key] = tot
 		return nil

@@ -65,7 +65,65 @@ func compareSumOfRange(t *testing.T, c *backend.Client, tn backend.Tenant, query
 	if !ok {
 		t.Fatalf("%s not pushed down: %T", query, m)
 	}
-	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: pushed.By}, Inner: pushed.Range}
+	rows := *pushed.Range
+	rows.FromRows = true
+	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: pushed.By}, Inner: &rows}
+	compareEvaluations(t, c, tn, query, step, shift, pushed, raw)
+}
+
+// TestStreamBucketsMatchRows checks that range aggregations computed per
+// series from VictoriaLogs' buckets (stream and structured metadata)
+// equal the same computed from raw rows.
+func TestStreamBucketsMatchRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var byApp = map[string][]entry{}
+	for i := 0; i < 1500; i++ {
+		app := fmt.Sprintf("s%d", r.IntN(3))
+		ts := base.Add(time.Duration(r.Int64N(int64(3 * time.Hour))))
+		if i%10 == 0 {
+			ts = ts.Truncate(time.Minute)
+		}
+		line := []string{"", "error x", "level=warn y", "info zz", `{"level":"debug"}`}[r.IntN(5)]
+		byApp[app] = append(byApp[app], entry{ns(ts), line})
+	}
+	tenantPair := (&tenant.Resolver{}).Map("sb")
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			for app, es := range byApp {
+				tg.pushJSON(t, "sb", jsonPush(map[string]string{"app": app}, es...))
+			}
+			for _, q := range []string{
+				`count_over_time({app=~"s.*"}[5m])`,
+				`bytes_over_time({app=~"s.*"} |= "x" [7m] offset 3m)`,
+				`rate({app=~"s.*"} != "error" [1h])`,
+				`bytes_rate({app=~"s.*"} | detected_level="warn" or app="s1" [90s])`,
+			} {
+				for _, stepShift := range [][2]time.Duration{{time.Minute, 0}, {5 * time.Minute, 17 * time.Second}, {7 * time.Minute, 0}, {0, 0}} {
+					e, err := logql.ParseExpr(q)
+					if err != nil {
+						t.Fatal(err)
+					}
+					m, err := plan.CompileMetric(e.(logql.SampleExpr))
+					if err != nil {
+						t.Fatal(err)
+					}
+					ra := m.(*plan.RangeAgg)
+					if !ra.StreamBucketable() {
+						t.Fatalf("%s is not bucketed", q)
+					}
+					rows := *ra
+					rows.FromRows = true
+					compareEvaluations(t, tg.vl, tenantPair, q, stepShift[0], stepShift[1], ra, &rows)
+				}
+			}
+		})
+	}
+}
+
+// compareEvaluations runs two plans of one query and requires the same
+// series and values.
+func compareEvaluations(t *testing.T, c *backend.Client, tn backend.Tenant, query string, step, shift time.Duration, pushed, raw plan.Metric) {
+	t.Helper()
 	req := exec.MetricRequest{Start: base.Add(shift).UnixNano(), End: base.Add(3*time.Hour + shift).UnixNano(), Step: step.Nanoseconds()}
 	if step == 0 {
 		req.Start = base.Add(2 * time.Hour).UnixNano()

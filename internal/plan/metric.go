@@ -31,6 +31,9 @@ type RangeAgg struct {
 	Hints *ParserHints
 	// AbsentLabels label absent_over_time's samples.
 	AbsentLabels model.Labels
+	// FromRows keeps the evaluation on the rows (tests compare the
+	// bucketed evaluation against it).
+	FromRows bool
 }
 
 // Unwrap is `| unwrap [conversion(]label[)]` and the filters after it.
@@ -178,6 +181,15 @@ func absentLabels(ms []*logql.Matcher) model.Labels {
 	out = out.Without(drop...)
 	out.Sort()
 	return out
+}
+
+// StreamBucketable reports that VictoriaLogs can count this range
+// aggregation's entries per time bucket, stream and structured metadata
+// exactly: no unwrap, no local stage that changes lines or labels, no
+// grouping.
+func (ra *RangeAgg) StreamBucketable() bool {
+	return bucketOps[ra.Op] && ra.Unwrap == nil && ra.Log.PushdownExact && len(ra.Log.Drop) == 0 &&
+		ra.Grouping == nil && ra.Hints == nil && !ra.FromRows
 }
 
 // canInjectGrouping reports whether a parent sum's grouping replaces the

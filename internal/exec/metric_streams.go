@@ -1,0 +1,56 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/logsql"
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// streamBuckets evaluates a range aggregation per series, the stream's
+// labels with the entry's structured metadata, from VictoriaLogs' counts
+// per time bucket, stream and metadata value; ok is false when the
+// buckets would be too fine.
+func (ev *evaluator) streamBuckets(ctx context.Context, m *plan.RangeAgg) (value, bool, error) {
+	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
+	fields, err := ev.entryFields(ctx, m, first-m.Offset-m.Range+1, last-m.Offset)
+	if err != nil {
+		return value{}, true, err
+	}
+	streams := newStreamCache()
+	labelsOf := func(row *backend.Row) (model.Labels, error) {
+		stream, _, _, err := streams.get(row.Get("_stream"))
+		if err != nil {
+			return nil, err
+		}
+		out := append(model.Labels{}, stream...)
+		for _, f := range fields {
+			// A field that is one of this stream's labels is no metadata.
+			if v := row.Get(f); len(v) > 0 && !hasLabel(stream, f) {
+				out = append(out, model.Label{Name: f, Value: string(v)})
+			}
+		}
+		out.Sort()
+		return out, nil
+	}
+	return ev.bucketed(ctx, m, append([]string{"_stream"}, fields...), labelsOf)
+}
+
+// entryFields lists the fields the selected entries carry besides
+// VictoriaLogs' own and vloki's empty-line marker.
+func (ev *evaluator) entryFields(ctx context.Context, m *plan.RangeAgg, lo, hi int64) ([]string, error) {
+	req := backend.MetadataRequest{Query: logsql.Query{Filter: m.Log.Pushdown}.String(), Start: lo, End: hi}
+	names, err := ev.c.Values(ctx, ev.t, backend.FieldNames, req)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, n := range names {
+		if !isInternalField(n.Value) && n.Value != backend.EmptyLineField {
+			out = append(out, n.Value)
+		}
+	}
+	return out, nil
+}
