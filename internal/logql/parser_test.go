@@ -1,8 +1,8 @@
 package logql
 
 import (
-	"regexp"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 )
