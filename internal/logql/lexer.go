@@ -73,19 +73,31 @@ var keywords = map[string]bool{
 	"of": true, "unwrap": true,
 }
 
-// knownPunct are the operators and delimiters Loki's lexer has tokens for.
-var knownPunct = map[string]bool{
-	",": true, ".": true, "{": true, "}": true, "(": true, ")": true, "[": true, "]": true,
-	"=": true, "!=": true, "=~": true, "!~": true, "!>": true, "|=": true, "|~": true, "|>": true, "|": true,
-	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true,
-	"==": true, ">": true, ">=": true, "<": true, "<=": true,
-}
 
 // isName reports an identifier usable as a label name.
 func (t token) isName() bool { return t.kind == tIdent && !keywords[strings.ToLower(t.text)] }
 
-// twoCharOps are the operators made of two characters.
-var twoCharOps = map[string]bool{"!=": true, "=~": true, "!~": true, "|=": true, "|~": true, "|>": true, "!>": true, "==": true, ">=": true, "<=": true}
+// isTwoCharOp reports an operator made of two characters.
+func isTwoCharOp(a, b byte) bool {
+	switch b {
+	case '=':
+		return a == '!' || a == '|' || a == '=' || a == '>' || a == '<'
+	case '~':
+		return a == '=' || a == '!' || a == '|'
+	case '>':
+		return a == '|' || a == '!'
+	}
+	return false
+}
+
+// isKnownPunct reports the one-character operators and delimiters Loki's
+// lexer has tokens for; the two-character ones are known too.
+func isKnownPunct(s string) bool {
+	if len(s) == 2 {
+		return isTwoCharOp(s[0], s[1])
+	}
+	return len(s) == 1 && strings.IndexByte(",.{}()[]=|+-*/%^><", s[0]) >= 0
+}
 
 // lexer tokenizes LogQL with Go's text/scanner, as Loki does.
 type lexer struct {
@@ -162,11 +174,11 @@ func (l *lexer) next() token {
 	default:
 		end := l.s.Pos().Offset
 		tok.kind, tok.text = tPunct, l.input[pos.Offset:end]
-		if end < len(l.input) && twoCharOps[l.input[pos.Offset:end+1]] {
+		if end < len(l.input) && end == pos.Offset+1 && isTwoCharOp(l.input[pos.Offset], l.input[end]) {
 			l.s.Next() // invalidates the token's line, as in Loki's lexer
 			tok.text, tok.line = l.input[pos.Offset:end+1], 0
 		}
-		if !knownPunct[tok.text] {
+		if !isKnownPunct(tok.text) {
 			// Loki's lexer makes any other character an identifier.
 			tok.kind = tIdent
 		}
