@@ -73,7 +73,6 @@ var keywords = map[string]bool{
 	"of": true, "unwrap": true,
 }
 
-
 // isName reports an identifier usable as a label name.
 func (t token) isName() bool { return t.kind == tIdent && !keywords[strings.ToLower(t.text)] }
 
