@@ -137,6 +137,26 @@ func TestVolume(t *testing.T) {
 	}
 }
 
+func TestIndexStats(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.pushJSON(t, "ist", jsonPush(map[string]string{"app": "a"}, entry{ns(base), "0123456789"}, entry{ns(base.Add(time.Second)), ""}))
+			tg.pushJSON(t, "ist", jsonPush(map[string]string{"app": "b"}, entry{ns(base), "01234"}, entry{ns(base.Add(time.Minute)), "late"}))
+			p := url.Values{"query": {`{app=~".+"}`}, "start": {ns(base)}, "end": {ns(base.Add(time.Minute))}}
+			r := tg.get(t, "/loki/api/v1/index/stats", "ist", p, nil)
+			// The entry at end is outside [start, end); the empty line counts
+			// as an entry of 0 bytes.
+			if want := `{"streams":2,"chunks":2,"bytes":15,"entries":3}` + "\n"; r.status != 200 || string(r.body) != want {
+				t.Fatalf("index/stats: %d %s, want %s", r.status, r.body, want)
+			}
+			p.Set("query", `{app=~".*"}`)
+			if r := tg.get(t, "/loki/api/v1/index/stats", "ist", p, nil); r.status != 400 {
+				t.Fatalf("empty-compatible selector: %d %s", r.status, r.body)
+			}
+		})
+	}
+}
+
 func TestDrilldownLimitsAndRules(t *testing.T) {
 	tg := targets(t)[1]
 	r := tg.get(t, "/loki/api/v1/drilldown-limits", "dd", nil, nil)

@@ -47,3 +47,14 @@ func appendNs(b []byte, ns int64) []byte {
 	b = strconv.AppendInt(b, ns, 10)
 	return append(b, "ns"...)
 }
+
+// IndexStats is `stats count() as c, count_uniq(_stream) as s,
+// sum_len(_msg) if (!(<exclude>:="1")) as b`: the entries, streams and
+// line bytes of the selected rows.
+type IndexStats struct{ Exclude string }
+
+func (p IndexStats) appendTo(b []byte) []byte {
+	b = append(b, "stats count() as c, count_uniq(_stream) as s, sum_len(_msg) if ("...)
+	b = Not{F: Exact{Field: p.Exclude, Value: "1"}}.appendTo(b)
+	return append(b, ") as b"...)
+}
