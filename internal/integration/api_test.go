@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +153,24 @@ func TestIndexStats(t *testing.T) {
 			p.Set("query", `{app=~".*"}`)
 			if r := tg.get(t, "/loki/api/v1/index/stats", "ist", p, nil); r.status != 400 {
 				t.Fatalf("empty-compatible selector: %d %s", r.status, r.body)
+			}
+		})
+	}
+}
+
+func TestDetectedLabels(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			for i, app := range []string{"web", "api", "db"} {
+				tg.pushJSON(t, "dl", jsonPush(map[string]string{"app": app, "req": strconv.Itoa(100 + i), "pod": strconv.Itoa(i), "flag": strconv.Itoa(i % 2)}, entry{ns(base), "x"}))
+			}
+			p := url.Values{"query": {`{app=~".+"}`}, "start": {ns(base)}, "end": {ns(base.Add(time.Minute))}}
+			r := tg.get(t, "/loki/api/v1/detected_labels", "dl", p, nil)
+			// req holds only numbers: dropped; pod is kept (static); flag is
+			// 0/1: kept; service_name comes from app.
+			want := `{"detectedLabels":[{"label":"app","cardinality":3},{"label":"flag","cardinality":2},{"label":"pod","cardinality":3},{"label":"service_name","cardinality":3}]}` + "\n"
+			if r.status != 200 || string(r.body) != want {
+				t.Fatalf("detected_labels: %d %s\nwant %s", r.status, r.body, want)
 			}
 		})
 	}
