@@ -20,6 +20,8 @@ const jsonParserErr = "JSONParserErr"
 type jsonParse struct {
 	s      *entryState
 	prefix [][]byte
+	// paths, when set, records each extracted label's JSON path.
+	paths map[string][]string
 }
 
 // errAllExtracted ends parsing early once every wanted label is found.
@@ -73,6 +75,15 @@ func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) {
 	}
 	if p.s.wants(name) {
 		p.s.extract(name, readJSONValue(value, t))
+		if p.paths != nil {
+			if _, seen := p.paths[name]; !seen {
+				path := make([]string, 0, len(p.prefix)+1)
+				for _, k := range p.prefix {
+					path = append(path, string(k))
+				}
+				p.paths[name] = append(path, string(key))
+			}
+		}
 	}
 }
 

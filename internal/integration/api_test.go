@@ -176,6 +176,36 @@ func TestDetectedLabels(t *testing.T) {
 	}
 }
 
+func TestDetectedFields(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			tg.pushJSON(t, "df", jsonPush(map[string]string{"app": "shop"},
+				entry{ns(base), `{"level":"info","took":"15ms","user":{"id":7},"app":"x"}`},
+				entry{ns(base.Add(time.Second)), `{"level":"warn","took":"2s","size":"3KiB","user":{"id":8}}`}))
+			tg.pushJSON(t, "df", jsonPush(map[string]string{"app": "shop", "pod": "p1"},
+				entry{ns(base), `level=error status=500 size=1.5MB`}))
+			p := url.Values{"query": {`{app="shop"}`}, "start": {ns(base)}, "end": {ns(base.Add(time.Minute))}}
+			r := tg.get(t, "/loki/api/v1/detected_fields", "df", p, nil)
+			want := `{"fields":[` +
+				`{"label":"app_extracted","type":"string","cardinality":1,"parsers":["json"],"jsonPath":["app"]},` +
+				`{"label":"detected_level","type":"string","cardinality":3,"parsers":null},` +
+				`{"label":"level","type":"string","cardinality":3,"parsers":["logfmt","json"],"jsonPath":["level"]},` +
+				`{"label":"size","type":"bytes","cardinality":2,"parsers":["logfmt","json"],"jsonPath":["size"]},` +
+				`{"label":"status","type":"int","cardinality":1,"parsers":["logfmt"]},` +
+				`{"label":"took","type":"duration","cardinality":2,"parsers":["json"],"jsonPath":["took"]},` +
+				`{"label":"user_id","type":"int","cardinality":2,"parsers":["json"],"jsonPath":["user","id"]}` +
+				`],"limit":1000}` + "\n"
+			if r.status != 200 || string(r.body) != want {
+				t.Fatalf("detected_fields: %d %s\nwant %s", r.status, r.body, want)
+			}
+			r = tg.get(t, "/loki/api/v1/detected_field/size/values", "df", p, nil)
+			if want := `{"limit":1000,"values":["1.5MB","3.1kB"]}` + "\n"; r.status != 200 || string(r.body) != want {
+				t.Fatalf("detected_field values: %d %s\nwant %s", r.status, r.body, want)
+			}
+		})
+	}
+}
+
 func TestDrilldownLimitsAndRules(t *testing.T) {
 	tg := targets(t)[1]
 	r := tg.get(t, "/loki/api/v1/drilldown-limits", "dd", nil, nil)

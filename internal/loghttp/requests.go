@@ -152,3 +152,43 @@ func ParseSeriesQuery(r *http.Request, now time.Time) (*SeriesQuery, error) {
 	}
 	return q, nil
 }
+
+// DetectedFieldsQuery is a detected_fields or detected_field values call.
+type DetectedFieldsQuery struct {
+	Query      string
+	Start, End time.Time
+	// LineLimit is how many entries are read (line_limit, default 100).
+	LineLimit int
+	// Limit is how many fields or values are returned (limit or
+	// field_limit, default 1000).
+	Limit int
+}
+
+// ParseDetectedFieldsQuery reads Loki's detected_fields parameters.
+func ParseDetectedFieldsQuery(r *http.Request, now time.Time) (*DetectedFieldsQuery, error) {
+	f, err := newForm(r)
+	if err != nil {
+		return nil, err
+	}
+	q := &DetectedFieldsQuery{Query: f.get("query")}
+	if q.Start, q.End, err = bounds(f, now); err != nil {
+		return nil, err
+	}
+	if q.End.Before(q.Start) {
+		return nil, errorf("end timestamp must not be before or equal to start time")
+	}
+	if q.LineLimit, err = parseInt(f.get("line_limit"), 100); err != nil {
+		return nil, err
+	}
+	limit := f.get("limit")
+	if limit == "" {
+		limit = f.get("field_limit")
+	}
+	if q.Limit, err = parseInt(limit, 1000); err != nil {
+		return nil, err
+	}
+	if q.LineLimit <= 0 || q.Limit <= 0 {
+		return nil, errorf("limit must be a positive value")
+	}
+	return q, nil
+}
