@@ -70,6 +70,7 @@ func (s *Server) routes() []route {
 		{"/loki/api/v1/index/volume_range", "volume_range", q(s.volume(true))},
 		{"/loki/api/v1/index/stats", "index_stats", q(s.indexStats)},
 		{"/loki/api/v1/detected_labels", "detected_labels", q(s.detectedLabels)},
+		{"/loki/api/v1/patterns", "patterns", q(s.patterns)},
 		{"/loki/api/v1/detected_fields", "detected_fields", q(s.detectedFields)},
 		{"/loki/api/v1/detected_field/{name}/values", "detected_field_values", q(s.detectedFieldValues)},
 		{"/loki/api/v1/format_query", "format_query", s.formatQuery},

@@ -206,6 +206,21 @@ func TestDetectedFields(t *testing.T) {
 	}
 }
 
+func TestPatternsAnswerAsDefaultLoki(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			p := url.Values{"query": {`{app="x"}`}, "start": {ns(base)}, "end": {ns(base.Add(time.Minute))}}
+			if r := tg.get(t, "/loki/api/v1/patterns", "pt", p, nil); r.status != 200 || string(r.body) != `{"status":"success","data":[]}`+"\n" {
+				t.Fatalf("patterns: %d %s", r.status, r.body)
+			}
+			p.Set("query", `{app=~".*"}`)
+			if r := tg.get(t, "/loki/api/v1/patterns", "pt", p, nil); r.status != 400 {
+				t.Fatalf("empty-compatible selector: %d %s", r.status, r.body)
+			}
+		})
+	}
+}
+
 func TestDrilldownLimitsAndRules(t *testing.T) {
 	tg := targets(t)[1]
 	r := tg.get(t, "/loki/api/v1/drilldown-limits", "dd", nil, nil)
