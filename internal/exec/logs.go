@@ -53,12 +53,30 @@ type Stats struct {
 // RunLogs answers a log query with Loki's semantics: the first Limit
 // entries across all streams in direction order, grouped into streams.
 func RunLogs(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
-	col := newCollector(req)
-	w := &walker{c: c, t: t, req: req, streams: newStreamCache(), col: col}
+	w := &walker{c: c, t: t, req: req, streams: newStreamCache(), col: newCollector(req)}
 	if err := w.run(ctx); err != nil {
 		return nil, err
 	}
-	return col.result(), nil
+	if len(splits(req.Start, req.End, req.Direction)) > 1 {
+		cut, err := w.cutsTie(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if cut {
+			return runSplitMerge(ctx, c, t, req)
+		}
+	}
+	return w.col.result(), nil
+}
+
+// runWalk is one querier's answer: the first Limit entries in direction
+// order.
+func runWalk(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
+	w := &walker{c: c, t: t, req: req, streams: newStreamCache(), col: newCollector(req)}
+	if err := w.run(ctx); err != nil {
+		return nil, err
+	}
+	return w.col.result(), nil
 }
 
 // walker fetches rows in direction order, batch after batch, until the

@@ -1,0 +1,188 @@
+package exec
+
+import (
+	"container/heap"
+	"context"
+	"sort"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/model"
+)
+
+// lokiSplit is the interval Loki's query frontend splits log queries by.
+const lokiSplit = int64(3600e9)
+
+// The frontend answers a log query spanning several hours from one
+// querier answer per hour, each limited to `limit` entries, and merges
+// them with a heap ordered by timestamp alone. Which of several entries
+// sharing the timestamp at the limit survive is decided by that heap's
+// layout, so when the limit cuts through such a group vloki replays the
+// merge.
+
+// cutsTie reports whether entries passing the pipeline at the last
+// collected timestamp were left out by the limit.
+func (w *walker) cutsTie(ctx context.Context) (bool, error) {
+	col := w.col
+	if !col.full() || col.last == nil || w.req.IntervalNs != 0 {
+		return false, nil
+	}
+	ts := col.last.ts
+	rows, err := w.fetch(ctx, ts, ts, 0)
+	if err != nil {
+		return false, err
+	}
+	w.sortRows(rows)
+	all := LogRequest{Query: w.req.Query, Limit: len(rows) + 1, Direction: w.req.Direction, Categorize: w.req.Categorize}
+	probe := newCollector(all)
+	probe.addAll(rows)
+	return probe.n > countAt(col, ts), nil
+}
+
+func countAt(c *collector, ts int64) int {
+	n := 0
+	for _, s := range c.streams {
+		for _, e := range s.Entries {
+			if e.TimestampNs == ts {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// splits are Loki's intervals over [start, end): hour-aligned, the first
+// starting at start, in the order the frontend reads them.
+func splits(start, end int64, dir Direction) [][2]int64 {
+	var out [][2]int64
+	for s := start - start%lokiSplit; s < end; s += lokiSplit {
+		lo, hi := max(s, start), min(s+lokiSplit, end)
+		out = append(out, [2]int64{lo, hi})
+	}
+	if dir == Backward {
+		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+			out[i], out[j] = out[j], out[i]
+		}
+	}
+	return out
+}
+
+// runSplitMerge answers the query the way the frontend does: one answer
+// per split until the limit is reached, then the heap merge.
+func runSplitMerge(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
+	var parts []*LogResult
+	total := 0
+	var stats Stats
+	for _, sp := range splits(req.Start, req.End, req.Direction) {
+		r := req
+		r.Start, r.End = sp[0], sp[1]
+		res, err := runWalk(ctx, c, t, r)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, res)
+		stats.LinesProcessed += res.Stats.LinesProcessed
+		stats.BytesProcessed += res.Stats.BytesProcessed
+		if total += res.Stats.EntriesReturned; total >= req.Limit {
+			break
+		}
+	}
+	out := &LogResult{Streams: mergeSplits(parts, req.Limit, req.Direction), Stats: stats}
+	for _, s := range out.Streams {
+		out.Stats.EntriesReturned += len(s.Entries)
+	}
+	return out, nil
+}
+
+// mergeSplits groups the answers' entries by stream, in split order, and
+// takes `limit` of them through a heap of streams ordered by their next
+// entry's timestamp, as Loki's mergeOrderedNonOverlappingStreams does.
+func mergeSplits(parts []*LogResult, limit int, dir Direction) []model.Stream {
+	groups := map[string]*model.Stream{}
+	total := 0
+	for _, p := range parts {
+		for _, s := range p.Streams {
+			k := s.Labels.String()
+			g := groups[k]
+			if g == nil {
+				g = &model.Stream{Labels: s.Labels}
+				groups[k] = g
+			}
+			g.Entries = append(g.Entries, s.Entries...)
+			total += len(s.Entries)
+		}
+	}
+	keys := make([]string, 0, len(groups))
+	for k := range groups {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	if total <= limit {
+		out := make([]model.Stream, 0, len(keys))
+		for _, k := range keys {
+			out = append(out, *groups[k])
+		}
+		return out
+	}
+	h := &streamHeap{dir: dir}
+	for _, k := range keys {
+		if g := groups[k]; len(g.Entries) > 0 {
+			h.streams = append(h.streams, &model.Stream{Labels: g.Labels, Entries: g.Entries})
+		}
+	}
+	heap.Init(h)
+	taken := map[string]*model.Stream{}
+	for i := 0; i < limit && h.Len() > 0; i++ {
+		next := heap.Pop(h).(*model.Stream)
+		k := next.Labels.String()
+		s := taken[k]
+		if s == nil {
+			s = &model.Stream{Labels: next.Labels}
+			taken[k] = s
+		}
+		s.Entries = append(s.Entries, next.Entries...)
+	}
+	out := make([]model.Stream, 0, len(taken))
+	for _, k := range keys {
+		if s := taken[k]; s != nil {
+			out = append(out, *s)
+		}
+	}
+	return out
+}
+
+// streamHeap orders streams by their first entry's timestamp only; ties
+// fall where container/heap leaves them, as in Loki.
+type streamHeap struct {
+	streams []*model.Stream
+	dir     Direction
+}
+
+func (h *streamHeap) Len() int { return len(h.streams) }
+
+func (h *streamHeap) Less(i, j int) bool {
+	a, b := h.streams[i].Entries[0].TimestampNs, h.streams[j].Entries[0].TimestampNs
+	if h.dir == Forward {
+		return a < b
+	}
+	return a > b
+}
+
+func (h *streamHeap) Swap(i, j int) { h.streams[i], h.streams[j] = h.streams[j], h.streams[i] }
+
+func (h *streamHeap) Push(x any) { h.streams = append(h.streams, x.(*model.Stream)) }
+
+// Pop takes the stream heap.Pop moved last, pushes back the rest of its
+// entries, and returns it with its first entry only.
+func (h *streamHeap) Pop() any {
+	n := len(h.streams)
+	s := h.streams[n-1]
+	h.streams[n-1] = nil
+	h.streams = h.streams[:n-1]
+	if len(s.Entries) > 1 {
+		rest := *s
+		rest.Entries = rest.Entries[1:]
+		heap.Push(h, &rest)
+	}
+	s.Entries = s.Entries[:1]
+	return s
+}
