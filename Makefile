@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare parity parity-record
+.PHONY: run test build vet fmt bench bench-compare parity parity-record parity-diff
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -38,3 +38,9 @@ parity-record:
 ## parity: compare vloki with the goldens on both backends and print the score
 parity:
 	$(GO) test -count=1 -run TestParity -v ./internal/parity/
+
+## parity-diff: random queries against a fresh Loki v3.7.8 holding the parity dataset (DIFF_N, DIFF_SEED)
+parity-diff:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  $(GO) run ./cmd/parity compare -url $$LOKI_URL -dir parity > /dev/null; \
+	  DIFF_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run TestRandomDifferential -v ./internal/parity/

@@ -25,7 +25,7 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 	if err != nil {
 		return value{}, err
 	}
-	if !shardableVectorOps[m.Op] {
+	if m.InnerCounted {
 		if err := ev.checkSeries(distinctSeries(in)); err != nil {
 			return value{}, err
 		}
@@ -39,11 +39,6 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 	}
 	return out, nil
 }
-
-// shardableVectorOps are the aggregations Loki's frontend splits into
-// per-shard partial aggregations. For the others it evaluates the inner
-// expression downstream and its series count meets max_query_series.
-var shardableVectorOps = map[string]bool{"sum": true, "avg": true, "count": true, "max": true, "min": true, "approx_topk": true}
 
 func distinctSeries(v value) int {
 	seen := map[string]bool{}

@@ -10,52 +10,72 @@ import "github.com/vloki/vloki/internal/logql"
 // (count_over_time(...)). The other rewrites only merge shards and leave
 // values as they are.
 
+// frontend records, while mirroring the shard mapper's walk, which vector
+// aggregations Loki evaluates in its frontend over results its queriers
+// send: their operands' series count against max_query_series.
+type frontend struct {
+	downstream map[*logql.VectorAggregationExpr]bool
+}
+
 // frontendRewrite mirrors the shard mapper's walk over e.
-func frontendRewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
+func (f *frontend) rewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
 	switch e := e.(type) {
 	case *logql.BinOpExpr:
 		cp := *e
-		cp.LHS, cp.RHS = frontendRewrite(e.LHS, top), frontendRewrite(e.RHS, top)
+		cp.LHS, cp.RHS = f.rewrite(e.LHS, top), f.rewrite(e.RHS, top)
 		return &cp
 	case *logql.LabelReplaceExpr:
 		cp := *e
-		cp.Left = frontendRewrite(e.Left, top)
+		cp.Left = f.rewrite(e.Left, top)
 		return &cp
 	case *logql.VectorAggregationExpr:
-		return rewriteVectorAgg(e, top)
+		return f.rewriteVectorAgg(e, top)
 	case *logql.RangeAggregationExpr:
-		return rewriteRangeAgg(e, top)
+		return f.rewriteRangeAgg(e, top)
 	}
 	return e
 }
 
-func rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logql.SampleExpr {
+func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logql.SampleExpr {
 	if !shardable(e, top) {
-		return descend(e)
+		return f.descend(e)
 	}
 	switch e.Op {
 	case "avg":
-		return frontendRewrite(&logql.BinOpExpr{
+		return f.rewrite(&logql.BinOpExpr{
 			Op:  "/",
 			LHS: &logql.VectorAggregationExpr{Op: "sum", Left: e.Left, Grouping: e.Grouping},
 			RHS: &logql.VectorAggregationExpr{Op: "count", Left: e.Left, Grouping: e.Grouping},
 		}, top)
 	case "min", "max", "count":
 		if reducesLabels(e.Left) {
-			return descend(e)
+			return f.descend(e)
 		}
 	}
 	return e
 }
 
-// descend leaves the aggregation as it is and maps its operand.
-func descend(e *logql.VectorAggregationExpr) logql.SampleExpr {
+// descend leaves the aggregation to the frontend and maps its operand.
+func (f *frontend) descend(e *logql.VectorAggregationExpr) logql.SampleExpr {
 	cp := *e
-	cp.Left = frontendRewrite(e.Left, false)
+	cp.Left = f.rewrite(e.Left, false)
+	f.downstream[&cp] = isDownstream(cp.Left)
 	return &cp
 }
 
-func rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
+// isDownstream reports an operand the mapper hands to queriers whole: a
+// shardable range or vector aggregation. Its series arrive at the
+// frontend and count against max_query_series; a query nothing in which
+// shards runs on a querier whole, and only its result counts.
+func isDownstream(e logql.SampleExpr) bool {
+	switch e.(type) {
+	case *logql.RangeAggregationExpr, *logql.VectorAggregationExpr:
+		return shardable(e, false)
+	}
+	return false
+}
+
+func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
 	if e.Op != "avg_over_time" || !shardable(e, top) {
 		return e
 	}

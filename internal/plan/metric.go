@@ -59,6 +59,9 @@ type VectorAgg struct {
 	Grouping logql.Grouping
 	Param    float64
 	Inner    Metric
+	// InnerCounted: Loki aggregates in its frontend, so the operand's
+	// series count against max_query_series.
+	InnerCounted bool
 }
 
 // BinOp combines two metrics.
@@ -115,23 +118,30 @@ var evaluableVectorOps = map[string]bool{
 
 // CompileMetric plans a metric expression as Loki's frontend rewrites it.
 func CompileMetric(e logql.SampleExpr) (Metric, error) {
-	return compileMetric(frontendRewrite(e, true))
+	f := &frontend{downstream: map[*logql.VectorAggregationExpr]bool{}}
+	c := &compiler{downstream: f.downstream}
+	return c.metric(f.rewrite(e, true))
 }
 
-func compileMetric(e logql.SampleExpr) (Metric, error) {
+// compiler plans the rewritten expression.
+type compiler struct {
+	downstream map[*logql.VectorAggregationExpr]bool
+}
+
+func (c *compiler) metric(e logql.SampleExpr) (Metric, error) {
 	switch e := e.(type) {
 	case *logql.LiteralExpr:
 		return &Scalar{V: e.Val}, nil
 	case *logql.VectorExpr:
 		return &Vector{V: e.Val}, nil
 	case *logql.RangeAggregationExpr:
-		return compileRangeAgg(e)
+		return c.rangeAgg(e)
 	case *logql.VectorAggregationExpr:
-		return compileVectorAgg(e)
+		return c.vectorAgg(e)
 	case *logql.BinOpExpr:
-		return compileBinOp(e)
+		return c.binOp(e)
 	case *logql.LabelReplaceExpr:
-		inner, err := compileMetric(e.Left)
+		inner, err := c.metric(e.Left)
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +150,7 @@ func compileMetric(e logql.SampleExpr) (Metric, error) {
 	return nil, &logql.UnsupportedError{What: fmt.Sprintf("the expression %s", e)}
 }
 
-func compileRangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
+func (c *compiler) rangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if !evaluableRangeOps[e.Op] {
 		return nil, &logql.UnsupportedError{What: e.Op}
 	}
@@ -227,11 +237,11 @@ func (ra *RangeAgg) hints(g *logql.Grouping) *ParserHints {
 	return parserHints(required, groups, without, noLabels, unwrapLabel)
 }
 
-func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
+func (c *compiler) vectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 	if !evaluableVectorOps[e.Op] {
 		return nil, &logql.UnsupportedError{What: e.Op}
 	}
-	inner, err := compileMetric(e.Left)
+	inner, err := c.metric(e.Left)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +257,7 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 		}
 		ra.Grouping, ra.Hints = g, ra.hints(g)
 	}
-	v := &VectorAgg{Op: e.Op, Inner: inner}
+	v := &VectorAgg{Op: e.Op, Inner: inner, InnerCounted: c.downstream[e]}
 	if e.Grouping != nil {
 		v.Grouping = *e.Grouping
 	}
@@ -257,12 +267,12 @@ func compileVectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 	return v, nil
 }
 
-func compileBinOp(e *logql.BinOpExpr) (Metric, error) {
-	lhs, err := compileMetric(e.LHS)
+func (c *compiler) binOp(e *logql.BinOpExpr) (Metric, error) {
+	lhs, err := c.metric(e.LHS)
 	if err != nil {
 		return nil, err
 	}
-	rhs, err := compileMetric(e.RHS)
+	rhs, err := c.metric(e.RHS)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,173 @@
+package parity
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/server"
+	"github.com/vloki/vloki/internal/vltest"
+)
+
+// TestRandomDifferential asks a running Loki holding the parity dataset
+// (DIFF_LOKI_URL, e.g. the oracle of make parity-record) and vloki the
+// same randomly built queries and reports every difference. It explores
+// combinations the corpus does not list; DIFF_N sets how many (default
+// 200), DIFF_SEED the seed.
+func TestRandomDifferential(t *testing.T) {
+	loki := os.Getenv("DIFF_LOKI_URL")
+	if loki == "" {
+		t.Skip("set DIFF_LOKI_URL to a Loki holding the parity dataset")
+	}
+	n, _ := strconv.Atoi(os.Getenv("DIFF_N"))
+	if n <= 0 {
+		n = 200
+	}
+	seed, _ := strconv.ParseUint(os.Getenv("DIFF_SEED"), 10, 64)
+	c, err := vltest.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	defer srv.Close()
+	ctx := context.Background()
+	if err := Push(ctx, srv.URL, "", Generate(DefaultLines, DefaultSpan), 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(seed, 99))
+	failed := 0
+	for i := 0; i < n; i++ {
+		cs := randomCase(r, i)
+		want, err := Ask(ctx, loki, "", cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Ask(ctx, srv.URL, "", cs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diffs := Compare(cs, want, got); len(diffs) > 0 {
+			failed++
+			t.Errorf("%s %v\n  %s", cs.Endpoint, cs.Params, clip(strings.Join(diffs, "; ")))
+		}
+	}
+	t.Logf("%d of %d random queries differ", failed, n)
+}
+
+type source struct {
+	sel     string
+	parser  string
+	filters []string
+	fields  []string // labels the parser yields
+	unwrap  []string // numeric fields with their conversion
+}
+
+var sources = []source{
+	{`{app="checkout"}`, "json", []string{`level="error"`, `amount > 100`, `paid="true"`, `user_country=~"D.|US"`, `duration > 500ms`}, []string{"level", "user_country", "paid", "currency"}, []string{"amount", "duration(duration)"}},
+	{`{app="payments"}`, "logfmt", []string{`status="declined"`, `method!="card"`, `latency < 1s`, `amount >= 250`}, []string{"method", "status", "level"}, []string{"amount", "duration(latency)"}},
+	{`{app="frontend"}`, "logfmt", []string{`status >= 500`, `path=~"/api.*"`, `bytes > 100KB`, `level!="debug"`}, []string{"path", "status", "level"}, []string{"bytes", "duration(duration)", "status"}},
+	{`{app="search", component="query"}`, "logfmt", []string{`cache="hit"`, `took > 1s`, `size > 1MB`, `rows < 100`}, []string{"cache", "query"}, []string{"bytes(size)", "duration(took)", "rows"}},
+	{`{job="nginx"}`, `pattern "<ip> - - <_> \"<method> <path> <_>\" <status> <size> <_>"`, []string{`status >= 500`, `method="GET"`, `size > 40000`}, []string{"method", "status"}, []string{"size"}},
+	{`{service="auth"}`, "json", []string{`severity="warning"`, `mfa="true"`, `attempts > 1`}, []string{"severity", "mfa"}, []string{"attempts"}},
+	{`{namespace="shop"}`, "", nil, []string{"app", "pod"}, nil},
+	{`{host=~"db-.*"}`, "logfmt", []string{`level="error"`, `duration > 1s`}, []string{"level", "host"}, []string{"rows"}},
+	{`{name="gateway"}`, "logfmt", []string{`client = ip("10.0.0.0/8")`, `status=504`}, []string{"status"}, nil},
+}
+
+var lineFilters = []string{`|= "error"`, `!= "info"`, `|~ "(?i)warn"`, `|= "a" or "e"`, `!~ "^\\{"`, `|= ""`}
+
+var stages = []string{`| drop __error__, __error_details__`, `| line_format "{{.level}} {{__line__ | len}}"`, `| label_format lvl=level`, `| keep level, app`, `| decolorize`}
+
+func pickOne[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
+
+// randomLogQuery builds a selector, maybe a line filter, maybe a parser
+// with a label filter and a formatting stage.
+func randomLogQuery(r *rand.Rand, s source) string {
+	q := s.sel
+	if r.IntN(2) == 0 {
+		q += " " + pickOne(r, lineFilters)
+	}
+	if s.parser != "" && r.IntN(3) > 0 {
+		q += " | " + s.parser
+		if len(s.filters) > 0 && r.IntN(2) == 0 {
+			q += " | " + pickOne(r, s.filters)
+		}
+	}
+	if r.IntN(3) == 0 {
+		q += " " + pickOne(r, stages)
+	}
+	return q
+}
+
+func randomCase(r *rand.Rand, i int) Case {
+	s := pickOne(r, sources)
+	startH := r.IntN(20)
+	span := []string{"5m", "30m", "1h", "3h"}[r.IntN(4)]
+	params := map[string]string{"start": fmt.Sprintf("@%dh", startH), "end": fmt.Sprintf("@%dh%s", startH, "")}
+	d, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimSuffix(span, "m"), "h"))
+	if strings.HasSuffix(span, "m") {
+		params["end"] = fmt.Sprintf("@%dh%dm", startH, d)
+	} else {
+		params["end"] = fmt.Sprintf("@%dh", startH+d)
+	}
+	c := Case{ID: fmt.Sprintf("random_%d", i), Endpoint: "/loki/api/v1/query_range", Params: params}
+	if r.IntN(2) == 0 {
+		c.Params["query"] = randomLogQuery(r, s)
+		c.Params["limit"] = strconv.Itoa([]int{10, 100, 1000}[r.IntN(3)])
+		if r.IntN(2) == 0 {
+			c.Params["direction"] = "forward"
+		}
+		return c
+	}
+	c.Params["step"] = []string{"60", "300", "900"}[r.IntN(3)]
+	rng := []string{"1m", "5m", "10m"}[r.IntN(3)]
+	inner := randomLogQuery(r, s)
+	var m string
+	switch k := r.IntN(5); {
+	case k < 2 || len(s.unwrap) == 0 || s.parser == "":
+		m = fmt.Sprintf("%s(%s [%s])", pickOne(r, []string{"count_over_time", "rate", "bytes_over_time", "bytes_rate"}), inner, rng)
+	default:
+		if !strings.Contains(inner, "| "+s.parser) {
+			inner += " | " + s.parser
+		}
+		fn := pickOne(r, []string{"sum_over_time", "avg_over_time", "max_over_time", "min_over_time", "quantile_over_time", "stddev_over_time", "first_over_time", "last_over_time"})
+		param := ""
+		if fn == "quantile_over_time" {
+			param = pickOne(r, []string{"0.5", "0.9", "0.99"}) + ", "
+		}
+		grouping := ""
+		if fn != "sum_over_time" && r.IntN(2) == 0 {
+			grouping = " by (" + pickOne(r, s.fields) + ")"
+		}
+		m = fmt.Sprintf("%s(%s%s | unwrap %s | __error__=\"\" [%s])%s", fn, param, inner, pickOne(r, s.unwrap), rng, grouping)
+	}
+	switch r.IntN(4) {
+	case 0:
+		m = fmt.Sprintf("sum by (%s) (%s)", pickOne(r, s.fields), m)
+	case 1:
+		// Not topk: Loki breaks its ties in map order.
+		m = fmt.Sprintf("sum without (%s) (%s)", pickOne(r, s.fields), m)
+	case 2:
+		m = fmt.Sprintf("%s(%s)", pickOne(r, []string{"sum", "avg", "max", "count"}), m)
+	}
+	c.Params["query"] = m
+	// Loki adds up series in map order: the last digits of a sum vary.
+	c.Tags = []string{"float10"}
+	return c
+}
