@@ -123,9 +123,10 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	if err != nil {
 		return nil, err
 	}
+	ends := splitEnds(start, end, step, se)
 	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
-		OrderByLabelString: step > 0 && frontendSplits(start, end, step, se) > 1,
+		OrderByLabelString: step > 0 && len(ends) > 1, SplitEnds: ends,
 	})
 	if err != nil {
 		return nil, contextError(ctx, err)

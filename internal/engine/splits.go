@@ -15,23 +15,34 @@ const splitInterval = int64(time.Hour)
 // their label string; a single split keeps the engine's labels.Compare
 // order.
 func frontendSplits(start, end, step int64, e logql.SampleExpr) int {
+	return len(splitEnds(start, end, step, e))
+}
+
+// splitEnds are the last step times of each split.
+func splitEnds(start, end, step int64, e logql.SampleExpr) []int64 {
 	interval := max(splitInterval, maxRange(e))
 	if step <= 0 {
-		return 1
+		return []int64{end}
 	}
+	var out []int64
 	if step >= interval {
-		return int((end-start)/step) + 1
+		for t := start; t <= end; t += step {
+			out = append(out, t)
+		}
+		return out
 	}
-	n := 0
 	for s := start; s < end; {
 		splEnd := nextIntervalBoundary(s, step, interval)
 		if splEnd+step >= end {
 			splEnd = end
 		}
-		n++
+		out = append(out, splEnd)
 		s = splEnd + step
 	}
-	return max(n, 1)
+	if len(out) == 0 {
+		out = []int64{end}
+	}
+	return out
 }
 
 func nextIntervalBoundary(t, step, interval int64) int64 {

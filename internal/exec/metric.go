@@ -25,6 +25,9 @@ type MetricRequest struct {
 	// frontend does when it merged several split answers; otherwise they
 	// follow Prometheus' labels.Compare, as Loki's engine does.
 	OrderByLabelString bool
+	// SplitEnds are the last step of each sub-query Loki's frontend makes;
+	// its queriers apply max_query_series to each sub-query's answer.
+	SplitEnds []int64
 }
 
 // ResultKind is Loki's resultType.

@@ -26,7 +26,7 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 		return value{}, err
 	}
 	if m.InnerCounted {
-		if err := ev.checkSeries(distinctSeries(in)); err != nil {
+		if err := ev.checkSeries(ev.maxSplitSeries(in)); err != nil {
 			return value{}, err
 		}
 	}
@@ -40,14 +40,21 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 	return out, nil
 }
 
-func distinctSeries(v value) int {
+// maxSplitSeries is the largest number of distinct series any of Loki's
+// sub-queries would return.
+func (ev *evaluator) maxSplitSeries(v value) int {
+	most := 0
 	seen := map[string]bool{}
-	for _, vec := range v.vectors {
+	split := 0
+	for i, vec := range v.vectors {
+		for len(ev.req.SplitEnds) > split+1 && ev.steps[i] > ev.req.SplitEnds[split] {
+			most, seen, split = max(most, len(seen)), map[string]bool{}, split+1
+		}
 		for _, s := range vec {
 			seen[s.labels.String()] = true
 		}
 	}
-	return len(seen)
+	return max(most, len(seen))
 }
 
 func aggregate(m *plan.VectorAgg, vec []sample) []sample {
