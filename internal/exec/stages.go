@@ -154,10 +154,11 @@ func (s *entryState) extract(name, value string) {
 // baseOrMetadataHas is Loki's test for the _extracted suffix.
 func (s *entryState) baseOrMetadataHas(name string) bool {
 	if _, ok := s.row.labels.Get(name); ok {
+		// Stream labels stay in Loki's base even when dropped.
 		return true
 	}
 	_, ok := s.row.metadata.Get(name)
-	return ok
+	return ok && !slices.Contains(s.deleted, name)
 }
 
 // runStages applies the local stages in order; false drops the entry.
