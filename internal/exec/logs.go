@@ -53,6 +53,10 @@ type Stats struct {
 // RunLogs answers a log query with Loki's semantics: the first Limit
 // entries across all streams in direction order, grouped into streams.
 func RunLogs(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
+	if req.IntervalNs > 0 && len(splits(req.Start, req.End, req.Direction)) > 1 {
+		// Each of Loki's hourly sub-queries applies the interval afresh.
+		return runSplitMerge(ctx, c, t, req)
+	}
 	w := &walker{c: c, t: t, req: req, streams: newStreamCache(), col: newCollector(req)}
 	if err := w.run(ctx); err != nil {
 		return nil, err

@@ -85,11 +85,23 @@ func aggregate(m *plan.VectorAgg, vec []sample) []sample {
 	return out
 }
 
+// groupLabels are a sample's labels under the grouping; like
+// Prometheus' label builder, which Loki uses here, it drops labels with
+// empty values.
 func groupLabels(g logql.Grouping, ls model.Labels) model.Labels {
+	var out model.Labels
 	if g.Without {
-		return ls.Without(g.Groups...)
+		out = ls.Without(g.Groups...)
+	} else {
+		out = ls.Only(g.Groups...)
 	}
-	return ls.Only(g.Groups...)
+	kept := out[:0]
+	for _, l := range out {
+		if l.Value != "" {
+			kept = append(kept, l)
+		}
+	}
+	return kept
 }
 
 func (g *group) add(op string, s sample) {

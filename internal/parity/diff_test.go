@@ -90,9 +90,14 @@ var sources = []source{
 	{`{name="gateway"}`, "logfmt", []string{`client = ip("10.0.0.0/8")`, `status=504`}, []string{"status"}, nil},
 }
 
-var lineFilters = []string{`|= "error"`, `!= "info"`, `|~ "(?i)warn"`, `|= "a" or "e"`, `!~ "^\\{"`, `|= ""`}
+var lineFilters = []string{`|= "error"`, `!= "info"`, `|~ "(?i)warn"`, `|= "a" or "e"`, `!~ "^\\{"`, `|= ""`,
+	`|> "<_>error<_>"`, `!> "<_> ok <_>"`, `|~ "status=5.."`, `!= "debug" != "info"`, `|= ip("10.0.0.0/8")`}
 
-var stages = []string{`| drop __error__, __error_details__`, `| line_format "{{.level}} {{__line__ | len}}"`, `| label_format lvl=level`, `| keep level, app`, `| decolorize`}
+var stages = []string{`| drop __error__, __error_details__`, `| line_format "{{.level}} {{__line__ | len}}"`, `| label_format lvl=level`,
+	`| keep level, app`, `| decolorize`, `| drop level="info"`, `| label_format x="{{ .level | upper }}-{{ .app }}"`,
+	`| line_format "{{ if .level }}{{ .level | ToUpper }}{{ else }}none{{ end }}"`, `| regexp "(?P<word>[a-z]+)"`,
+	`| pattern "<first> <_>"`, `| unpack`, `| json first="msg", nested="user.country"`, `| logfmt --strict`,
+	`| logfmt --keep-empty level, msg`, `| level="error" or level="warn"`, `| level!="info", app=~".+"`}
 
 func pickOne[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
@@ -108,6 +113,9 @@ func randomLogQuery(r *rand.Rand, s source) string {
 		if len(s.filters) > 0 && r.IntN(2) == 0 {
 			q += " | " + pickOne(r, s.filters)
 		}
+	}
+	for k := r.IntN(3); k > 1; k-- {
+		q += " " + pickOne(r, stages)
 	}
 	if r.IntN(3) == 0 {
 		q += " " + pickOne(r, stages)
@@ -133,6 +141,12 @@ func randomCase(r *rand.Rand, i int) Case {
 		if r.IntN(2) == 0 {
 			c.Params["direction"] = "forward"
 		}
+		if r.IntN(4) == 0 {
+			c.Headers = map[string]string{"X-Loki-Response-Encoding-Flags": "categorize-labels"}
+		}
+		if r.IntN(6) == 0 {
+			c.Params["interval"] = pickOne(r, []string{"10s", "1m"})
+		}
 		return c
 	}
 	c.Params["step"] = []string{"60", "300", "900"}[r.IntN(3)]
@@ -157,6 +171,9 @@ func randomCase(r *rand.Rand, i int) Case {
 		}
 		m = fmt.Sprintf("%s(%s%s | unwrap %s | __error__=\"\" [%s])%s", fn, param, inner, pickOne(r, s.unwrap), rng, grouping)
 	}
+	if r.IntN(5) == 0 {
+		m = strings.Replace(m, "])", "] offset 5m)", 1)
+	}
 	switch r.IntN(4) {
 	case 0:
 		m = fmt.Sprintf("sum by (%s) (%s)", pickOne(r, s.fields), m)
@@ -164,9 +181,23 @@ func randomCase(r *rand.Rand, i int) Case {
 		// Not topk: Loki breaks its ties in map order.
 		m = fmt.Sprintf("sum without (%s) (%s)", pickOne(r, s.fields), m)
 	case 2:
-		m = fmt.Sprintf("%s(%s)", pickOne(r, []string{"sum", "avg", "max", "count"}), m)
+		m = fmt.Sprintf("%s(%s)", pickOne(r, []string{"sum", "avg", "max", "count", "min", "stddev"}), m)
+	}
+	switch r.IntN(6) {
+	case 0:
+		m = fmt.Sprintf("%s %s %s", m, pickOne(r, []string{"/", "*", "+", "-", "> bool", "<", ">="}), pickOne(r, []string{"2", "0.5", "vector(1)"}))
+	case 1:
+		m = fmt.Sprintf("sum(%s) / sum(count_over_time(%s [5m]))", m, s.sel)
+	case 2:
+		m = fmt.Sprintf("label_replace(%s, \"dst\", \"v-$1\", \"%s\", \"(.*)\")", m, pickOne(r, s.fields))
+	case 3:
+		m = fmt.Sprintf("%s or vector(0)", m)
 	}
 	c.Params["query"] = m
+	if r.IntN(5) == 0 {
+		c.Endpoint = "/loki/api/v1/query"
+		c.Params = map[string]string{"query": m, "time": params["end"]}
+	}
 	// Loki adds up series in map order: the last digits of a sum vary.
 	c.Tags = []string{"float10"}
 	return c
