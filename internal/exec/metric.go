@@ -116,6 +116,12 @@ func (ev *evaluator) eval(ctx context.Context, m plan.Metric) (value, error) {
 		return ev.sumOfRange(ctx, m)
 	case *plan.LabelReplace:
 		return ev.labelReplace(ctx, m)
+	case *plan.QuerierAnswer:
+		v, err := ev.eval(ctx, m.Inner)
+		if err != nil || v.scalar {
+			return v, err
+		}
+		return v, ev.checkSeries(ev.maxSplitSeries(v))
 	}
 	return value{}, fmt.Errorf("exec: unexpected metric node %T", m)
 }

@@ -37,7 +37,13 @@ func replaceLabel(m *plan.LabelReplace, ls model.Labels) model.Labels {
 		return ls
 	}
 	res := m.Re.ExpandString(nil, m.Replacement, src, idx)
-	out := ls.Without(m.Dst)
+	// Rebuilt with Prometheus' label builder, which drops empty values.
+	out := model.Labels{}
+	for _, l := range ls {
+		if l.Name != m.Dst && l.Value != "" {
+			out = append(out, l)
+		}
+	}
 	if len(res) > 0 {
 		out = append(out, model.Label{Name: m.Dst, Value: string(res)})
 		out.Sort()

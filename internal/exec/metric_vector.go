@@ -25,11 +25,6 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 	if err != nil {
 		return value{}, err
 	}
-	if m.InnerCounted {
-		if err := ev.checkSeries(ev.maxSplitSeries(in)); err != nil {
-			return value{}, err
-		}
-	}
 	out := value{vectors: make([][]sample, len(ev.steps))}
 	for i := range ev.steps {
 		if in.scalar {
@@ -85,16 +80,14 @@ func aggregate(m *plan.VectorAgg, vec []sample) []sample {
 	return out
 }
 
-// groupLabels are a sample's labels under the grouping; like
-// Prometheus' label builder, which Loki uses here, it drops labels with
-// empty values.
+// groupLabels are a sample's labels under the grouping. Without drops
+// labels with empty values, as the Prometheus label builder Loki uses
+// there does; by keeps them.
 func groupLabels(g logql.Grouping, ls model.Labels) model.Labels {
-	var out model.Labels
-	if g.Without {
-		out = ls.Without(g.Groups...)
-	} else {
-		out = ls.Only(g.Groups...)
+	if !g.Without {
+		return ls.Only(g.Groups...)
 	}
+	out := ls.Without(g.Groups...)
 	kept := out[:0]
 	for _, l := range out {
 		if l.Value != "" {

@@ -101,6 +101,10 @@ func parseLogfmtParams(s *entryState, e *logql.LogfmtExpr) {
 		}
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
+			if _, done := s.parsed.Get(name); done || !s.wants(name) {
+				// Loki stops reading the line here.
+				break
+			}
 		}
 		if !validUTF8(value) {
 			value = nil

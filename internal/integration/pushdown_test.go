@@ -61,7 +61,7 @@ func compareSumOfRange(t *testing.T, c *backend.Client, tn backend.Tenant, query
 	if err != nil {
 		t.Fatal(err)
 	}
-	pushed, ok := m.(*plan.SumOfRange)
+	pushed, ok := plan.Unmarked(m).(*plan.SumOfRange)
 	if !ok {
 		t.Fatalf("%s not pushed down: %T", query, m)
 	}
@@ -107,7 +107,7 @@ func TestStreamBucketsMatchRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					ra := m.(*plan.RangeAgg)
+					ra := plan.Unmarked(m).(*plan.RangeAgg)
 					if !ra.StreamBucketable() {
 						t.Fatalf("%s is not bucketed", q)
 					}

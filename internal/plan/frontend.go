@@ -10,11 +10,21 @@ import "github.com/vloki/vloki/internal/logql"
 // (count_over_time(...)). The other rewrites only merge shards and leave
 // values as they are.
 
-// frontend records, while mirroring the shard mapper's walk, which vector
-// aggregations Loki evaluates in its frontend over results its queriers
-// send: their operands' series count against max_query_series.
+// frontend records, while mirroring the shard mapper's walk, the
+// expressions Loki hands to its queriers (downstream): their answers are
+// what max_query_series limits.
 type frontend struct {
-	downstream map[*logql.VectorAggregationExpr]bool
+	downstream map[logql.SampleExpr]bool
+}
+
+// rewriteQuery maps a whole query; one nothing in which was handed down
+// runs on a querier whole.
+func (f *frontend) rewriteQuery(e logql.SampleExpr) logql.SampleExpr {
+	m := f.rewrite(e, true)
+	if !f.anyDownstream(m) {
+		f.downstream[m] = true
+	}
+	return m
 }
 
 // frontendRewrite mirrors the shard mapper's walk over e.
@@ -22,7 +32,7 @@ func (f *frontend) rewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
 	switch e := e.(type) {
 	case *logql.BinOpExpr:
 		cp := *e
-		cp.LHS, cp.RHS = f.rewrite(e.LHS, top), f.rewrite(e.RHS, top)
+		cp.LHS, cp.RHS = f.leg(e.LHS, top), f.leg(e.RHS, top)
 		return &cp
 	case *logql.LabelReplaceExpr:
 		cp := *e
@@ -34,6 +44,20 @@ func (f *frontend) rewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
 		return f.rewriteRangeAgg(e, top)
 	}
 	return e
+}
+
+// leg maps an operand of a binary operation; one the mapper left alone
+// is handed down whole, unless it is a number.
+func (f *frontend) leg(e logql.SampleExpr, top bool) logql.SampleExpr {
+	m := f.rewrite(e, top)
+	switch m.(type) {
+	case *logql.LiteralExpr, *logql.VectorExpr:
+		return m
+	}
+	if !f.anyDownstream(m) {
+		f.downstream[m] = true
+	}
+	return m
 }
 
 func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logql.SampleExpr {
@@ -52,6 +76,7 @@ func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) lo
 			return f.descend(e)
 		}
 	}
+	f.downstream[e] = true
 	return e
 }
 
@@ -59,32 +84,53 @@ func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) lo
 func (f *frontend) descend(e *logql.VectorAggregationExpr) logql.SampleExpr {
 	cp := *e
 	cp.Left = f.rewrite(e.Left, false)
-	f.downstream[&cp] = isDownstream(cp.Left)
 	return &cp
 }
 
-// isDownstream reports an operand the mapper hands to queriers whole: a
-// shardable range or vector aggregation. Its series arrive at the
-// frontend and count against max_query_series; a query nothing in which
-// shards runs on a querier whole, and only its result counts.
-func isDownstream(e logql.SampleExpr) bool {
-	switch e.(type) {
-	case *logql.RangeAggregationExpr, *logql.VectorAggregationExpr:
-		return shardable(e, false)
+// anyDownstream reports a handed-down expression in e.
+func (f *frontend) anyDownstream(e logql.SampleExpr) bool {
+	if f.downstream[e] {
+		return true
+	}
+	switch e := e.(type) {
+	case *logql.BinOpExpr:
+		return f.anyDownstream(e.LHS) || f.anyDownstream(e.RHS)
+	case *logql.LabelReplaceExpr:
+		return f.anyDownstream(e.Left)
+	case *logql.VectorAggregationExpr:
+		return f.anyDownstream(e.Left)
 	}
 	return false
 }
 
+// rangeMerge is how the mapper merges a range aggregation's shards when
+// the same series may come from several: a vector aggregation, which
+// regroups the labels (without () drops empty-valued ones).
+var rangeMerge = map[string]string{
+	"count_over_time": "sum", "rate": "sum", "bytes_over_time": "sum", "bytes_rate": "sum",
+	"sum_over_time": "sum", "min_over_time": "min", "max_over_time": "max",
+}
+
 func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
-	if e.Op != "avg_over_time" || !shardable(e, top) {
+	if !shardable(e, top) || e.Op == "quantile_over_time" {
+		// Quantiles shard only with probabilistic sketches, off by default.
 		return e
 	}
 	g := e.Grouping
 	if !reducesLabels(e) && (g == nil || (g.Without && len(g.Groups) == 0)) {
+		f.downstream[e] = true
 		return e
 	}
 	if g == nil {
 		g = &logql.Grouping{Without: true}
+	}
+	if merger, ok := rangeMerge[e.Op]; ok {
+		f.downstream[e] = true
+		return &logql.VectorAggregationExpr{Op: merger, Grouping: g, Left: e}
+	}
+	if e.Op != "avg_over_time" {
+		f.downstream[e] = true
+		return e
 	}
 	rhsGroup := &logql.Grouping{Groups: append([]string(nil), g.Groups...), Without: g.Without}
 	if g.Without && e.Left.Unwrap != nil {
@@ -92,13 +138,12 @@ func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logq
 	}
 	countRange := *e.Left
 	countRange.Unwrap = nil
-	return &logql.BinOpExpr{
-		Op: "/",
-		LHS: &logql.VectorAggregationExpr{Op: "sum", Grouping: g,
-			Left: &logql.RangeAggregationExpr{Op: "sum_over_time", Left: e.Left}},
-		RHS: &logql.VectorAggregationExpr{Op: "sum", Grouping: rhsGroup,
-			Left: &logql.RangeAggregationExpr{Op: "count_over_time", Left: &countRange}},
-	}
+	lhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: g,
+		Left: &logql.RangeAggregationExpr{Op: "sum_over_time", Left: e.Left}}
+	rhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: rhsGroup,
+		Left: &logql.RangeAggregationExpr{Op: "count_over_time", Left: &countRange}}
+	f.downstream[lhs], f.downstream[rhs] = true, true
+	return &logql.BinOpExpr{Op: "/", LHS: lhs, RHS: rhs}
 }
 
 var shardableRangeOps = map[string]bool{

@@ -59,9 +59,18 @@ type VectorAgg struct {
 	Grouping logql.Grouping
 	Param    float64
 	Inner    Metric
-	// InnerCounted: Loki aggregates in its frontend, so the operand's
-	// series count against max_query_series.
-	InnerCounted bool
+}
+
+// QuerierAnswer is an expression Loki's frontend hands to a querier: the
+// number of series of its answer, per sub-query, meets max_query_series.
+type QuerierAnswer struct{ Inner Metric }
+
+// Unmarked returns m without its QuerierAnswer mark.
+func Unmarked(m Metric) Metric {
+	if q, ok := m.(*QuerierAnswer); ok {
+		return q.Inner
+	}
+	return m
 }
 
 // BinOp combines two metrics.
@@ -94,13 +103,14 @@ type Scalar struct{ V float64 }
 // Vector is vector(V): one series without labels at every step.
 type Vector struct{ V float64 }
 
-func (*RangeAgg) metric()     {}
-func (*VectorAgg) metric()    {}
-func (*BinOp) metric()        {}
-func (*Scalar) metric()       {}
-func (*SumOfRange) metric()   {}
-func (*Vector) metric()       {}
-func (*LabelReplace) metric() {}
+func (*RangeAgg) metric()      {}
+func (*VectorAgg) metric()     {}
+func (*BinOp) metric()         {}
+func (*Scalar) metric()        {}
+func (*SumOfRange) metric()    {}
+func (*Vector) metric()        {}
+func (*LabelReplace) metric()  {}
+func (*QuerierAnswer) metric() {}
 
 // evaluableRangeOps are the range aggregations this slice computes.
 var evaluableRangeOps = map[string]bool{
@@ -118,17 +128,27 @@ var evaluableVectorOps = map[string]bool{
 
 // CompileMetric plans a metric expression as Loki's frontend rewrites it.
 func CompileMetric(e logql.SampleExpr) (Metric, error) {
-	f := &frontend{downstream: map[*logql.VectorAggregationExpr]bool{}}
+	f := &frontend{downstream: map[logql.SampleExpr]bool{}}
 	c := &compiler{downstream: f.downstream}
-	return c.metric(f.rewrite(e, true))
+	return c.metric(f.rewriteQuery(e))
 }
 
 // compiler plans the rewritten expression.
 type compiler struct {
-	downstream map[*logql.VectorAggregationExpr]bool
+	downstream map[logql.SampleExpr]bool
 }
 
+// metric plans e; what Loki hands to a querier is marked so that its
+// answer meets max_query_series.
 func (c *compiler) metric(e logql.SampleExpr) (Metric, error) {
+	m, err := c.node(e)
+	if err != nil || !c.downstream[e] {
+		return m, err
+	}
+	return &QuerierAnswer{Inner: m}, nil
+}
+
+func (c *compiler) node(e logql.SampleExpr) (Metric, error) {
 	switch e := e.(type) {
 	case *logql.LiteralExpr:
 		return &Scalar{V: e.Val}, nil
@@ -154,7 +174,7 @@ func (c *compiler) rangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if !evaluableRangeOps[e.Op] {
 		return nil, &logql.UnsupportedError{What: e.Op}
 	}
-	lq, err := CompileLog(e.Left.Left)
+	lq, err := CompileLog(withoutUnusedLineFormat(e.Op, e.Left.Left))
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +211,41 @@ func absentLabels(ms []*logql.Matcher) model.Labels {
 	out = out.Without(drop...)
 	out.Sort()
 	return out
+}
+
+// withoutUnusedLineFormat drops the line_format stages whose line nothing
+// reads, as Loki's engine optimises range aggregations other than
+// bytes_over_time and bytes_rate: a line_format stays only when a parser
+// or a line filter follows it.
+func withoutUnusedLineFormat(op string, sel logql.LogSelectorExpr) logql.LogSelectorExpr {
+	p, ok := sel.(*logql.PipelineExpr)
+	if !ok || op == "bytes_over_time" || op == "bytes_rate" {
+		return sel
+	}
+	var kept []logql.Stage
+	for i, st := range p.Pipeline {
+		if _, isFmt := st.(*logql.LineFmtExpr); isFmt && !lineReadAfter(p.Pipeline[i:]) {
+			continue
+		}
+		kept = append(kept, st)
+	}
+	if len(kept) == len(p.Pipeline) {
+		return sel
+	}
+	if len(kept) == 0 {
+		return p.Left
+	}
+	return &logql.PipelineExpr{Left: p.Left, Pipeline: kept}
+}
+
+func lineReadAfter(stages []logql.Stage) bool {
+	for _, st := range stages {
+		switch st.(type) {
+		case *logql.LabelParserExpr, *logql.JSONParamsExpr, *logql.LogfmtExpr, *logql.LineFilterExpr:
+			return true
+		}
+	}
+	return false
 }
 
 // StreamBucketable reports that VictoriaLogs can count this range
@@ -257,7 +312,7 @@ func (c *compiler) vectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 		}
 		ra.Grouping, ra.Hints = g, ra.hints(g)
 	}
-	v := &VectorAgg{Op: e.Op, Inner: inner, InnerCounted: c.downstream[e]}
+	v := &VectorAgg{Op: e.Op, Inner: inner}
 	if e.Grouping != nil {
 		v.Grouping = *e.Grouping
 	}
