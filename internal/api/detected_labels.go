@@ -30,7 +30,12 @@ func (s *Server) detectedLabels(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	filter, err := selectorFilter(q.Query)
+	f, err := s.foreign(r.Context(), q.Start, q.End)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	filter, err := selectorFilter(q.Query, f)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -48,6 +53,9 @@ func (s *Server) detectedLabels(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			writeError(w, err)
 			return
+		}
+		if f != nil {
+			ls = f.StreamLabels(ls)
 		}
 		for _, l := range ls {
 			if values[l.Name] == nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
@@ -33,9 +34,18 @@ func (s *Server) labelValues(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) writeValues(w http.ResponseWriter, r *http.Request, q *loghttp.LabelQuery, endpoint, field string) {
-	filter, err := selectorFilter(q.Query)
+	f, err := s.foreign(r.Context(), q.Start, q.End)
 	if err != nil {
 		writeError(w, err)
+		return
+	}
+	filter, err := selectorFilter(q.Query, f)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if f != nil {
+		s.writeForeignValues(w, r, q, filter, f, field)
 		return
 	}
 	vals, err := s.d.Backend.Values(r.Context(), tenantFrom(r.Context()), endpoint, backend.MetadataRequest{
@@ -62,7 +72,7 @@ func internalField(name string) bool {
 }
 
 // selectorFilter turns an optional stream selector into LogsQL.
-func selectorFilter(query string) (string, error) {
+func selectorFilter(query string, f *foreign.Config) (string, error) {
 	if query == "" {
 		return "*", nil
 	}
@@ -70,7 +80,7 @@ func selectorFilter(query string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return plan.SelectorQuery(sel.Matchers()), nil
+	return plan.SelectorQuery(sel.Matchers(), f), nil
 }
 
 // series serves /series: the label sets of streams matching any selector.
@@ -80,11 +90,16 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	fc, err := s.foreign(r.Context(), q.Start, q.End)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	filters := []string{"*"}
 	if len(q.Matchers) > 0 {
 		filters = filters[:0]
 		for _, m := range q.Matchers {
-			f, err := selectorFilter(m)
+			f, err := selectorFilter(m, fc)
 			if err != nil {
 				writeError(w, err)
 				return
@@ -109,5 +124,5 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	s.writeSeries(w, sets)
+	s.writeSeries(w, sets, fc)
 }

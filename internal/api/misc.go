@@ -6,6 +6,7 @@ import (
 	"sort"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/model"
@@ -15,15 +16,22 @@ import (
 // categorize-labels.
 const Version = "3.7.8"
 
-func (s *Server) writeSeries(w http.ResponseWriter, streams []string) {
+func (s *Server) writeSeries(w http.ResponseWriter, streams []string, f *foreign.Config) {
 	sets := make([]model.Labels, 0, len(streams))
+	seen := map[string]bool{}
 	for _, raw := range streams {
 		ls, err := backend.ParseStream(raw)
 		if err != nil {
 			writeError(w, err)
 			return
 		}
-		sets = append(sets, ls)
+		if f != nil {
+			ls = f.StreamLabels(ls)
+		}
+		if key := ls.String(); !seen[key] {
+			seen[key] = true
+			sets = append(sets, ls)
+		}
 	}
 	sort.Slice(sets, func(i, j int) bool { return sets[i].String() < sets[j].String() })
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")

@@ -26,8 +26,13 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
+	f, err := s.foreign(r.Context(), q.Start, q.End)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
 	query := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: q.Start.UnixNano(), End: q.End.UnixNano() - 1}, plan.StreamFilter(sel.Matchers())},
+		Filter: logsql.And{logsql.TimeRange{Start: q.Start.UnixNano(), End: q.End.UnixNano() - 1}, plan.StreamFilter(sel.Matchers(), f)},
 		Pipes:  []logsql.Pipe{logsql.IndexStats{Exclude: backend.EmptyLineField}},
 	}
 	var streams, entries, bytes int64

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
@@ -31,10 +32,15 @@ func (s *Server) volume(isRange bool) http.HandlerFunc {
 			writeError(w, err)
 			return
 		}
+		f, err := s.foreign(r.Context(), q.Start, q.End)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
 		groups := volumeLabels(q, sel.Matchers())
 		series := map[string]*model.Series{}
 		for _, b := range volumeBuckets(q) {
-			if err := s.volumeBucket(r.Context(), q, sel.Matchers(), groups, b, series); err != nil {
+			if err := s.volumeBucket(r.Context(), q, volumeSelector{sel.Matchers(), f}, groups, b, series); err != nil {
 				writeError(w, err)
 				return
 			}
@@ -84,15 +90,39 @@ func volumeBuckets(q *loghttp.VolumeQuery) []volumeBucket {
 	return out
 }
 
-func (s *Server) volumeBucket(ctx context.Context, q *loghttp.VolumeQuery, ms []*logql.Matcher, groups []string, b volumeBucket, series map[string]*model.Series) error {
+// volumeSelector is the selector volumes are asked for, and how to read
+// data other agents wrote (nil: vloki's own rows).
+type volumeSelector struct {
+	ms      []*logql.Matcher
+	foreign *foreign.Config
+}
+
+func (s *Server) volumeBucket(ctx context.Context, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, b volumeBucket, series map[string]*model.Series) error {
 	if q.ByLabels {
-		return s.volumeByLabelNames(ctx, ms, groups, b, series)
+		return s.volumeByLabelNames(ctx, sel, groups, b, series)
+	}
+	by, labelsOf := groups, groupLabels(groups)
+	if sel.foreign != nil {
+		// Loki names and derived labels are known per stream only.
+		by, labelsOf = []string{"_stream"}, foreignGroupLabels(sel.foreign, groups)
 	}
 	query := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(ms)},
-		Pipes:  []logsql.Pipe{logsql.BucketStats{By: groups, Exclude: backend.EmptyLineField}},
+		Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(sel.ms, sel.foreign)},
+		Pipes:  []logsql.Pipe{logsql.BucketStats{By: by, Exclude: backend.EmptyLineField}},
 	}
 	return s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
+		ls, err := labelsOf(row)
+		if err != nil {
+			return err
+		}
+		addVolume(series, ls, b.end, row.Get("b"))
+		return nil
+	})
+}
+
+// groupLabels reads a volume group's labels from a stats row.
+func groupLabels(groups []string) func(*backend.Row) (model.Labels, error) {
+	return func(row *backend.Row) (model.Labels, error) {
 		var ls model.Labels
 		for _, g := range groups {
 			if v := row.Get(g); len(v) > 0 {
@@ -100,17 +130,40 @@ func (s *Server) volumeBucket(ctx context.Context, q *loghttp.VolumeQuery, ms []
 			}
 		}
 		ls.Sort()
-		addVolume(series, ls, b.end, row.Get("b"))
-		return nil
-	})
+		return ls, nil
+	}
+}
+
+// foreignGroupLabels reads a volume group's labels from a per-stream
+// stats row of data other agents wrote.
+func foreignGroupLabels(f *foreign.Config, groups []string) func(*backend.Row) (model.Labels, error) {
+	return func(row *backend.Row) (model.Labels, error) {
+		stored, err := backend.ParseStream(string(row.Get("_stream")))
+		if err != nil {
+			return nil, err
+		}
+		all := f.StreamLabels(stored)
+		var ls model.Labels
+		for _, g := range groups {
+			if v, ok := all.Get(g); ok && v != "" {
+				ls = append(ls, model.Label{Name: g, Value: v})
+			}
+		}
+		ls.Sort()
+		return ls, nil
+	}
 }
 
 // volumeByLabelNames is aggregateBy=labels: one series {name=""} per label,
 // the bytes of streams that have it.
-func (s *Server) volumeByLabelNames(ctx context.Context, ms []*logql.Matcher, names []string, b volumeBucket, series map[string]*model.Series) error {
+func (s *Server) volumeByLabelNames(ctx context.Context, sel volumeSelector, names []string, b volumeBucket, series map[string]*model.Series) error {
 	for _, name := range names {
+		var unset logsql.Filter = logsql.Exact{Field: name, Value: ""}
+		if sel.foreign != nil {
+			unset = plan.StreamFilter([]*logql.Matcher{{Type: logql.MatchEqual, Name: name}}, sel.foreign)
+		}
 		query := logsql.Query{
-			Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(ms), logsql.Not{F: logsql.Exact{Field: name, Value: ""}}},
+			Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(sel.ms, sel.foreign), logsql.Not{F: unset}},
 			Pipes:  []logsql.Pipe{logsql.BucketStats{Exclude: backend.EmptyLineField}},
 		}
 		err := s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {

@@ -36,6 +36,13 @@ type Server struct {
 type Backend struct {
 	URL     string        `yaml:"url"`
 	Timeout time.Duration `yaml:"timeout"`
+	// ForeignData serves rows other agents wrote into VictoriaLogs: field
+	// names read Loki-style, rows without _msg get a rebuilt line, and
+	// service_name and detected_level are derived at query time.
+	ForeignData bool `yaml:"foreign_data"`
+	// DefaultMsgValue is VictoriaLogs' -defaultMsgValue: the _msg of a
+	// row stored without one.
+	DefaultMsgValue string `yaml:"default_msg_value"`
 }
 
 // Storage configures the embedded engine.
@@ -67,11 +74,14 @@ type Log struct {
 	Format string `yaml:"format"`
 }
 
+// DefaultMsgValue is VictoriaLogs' default -defaultMsgValue.
+const DefaultMsgValue = "missing _msg field; see https://docs.victoriametrics.com/victorialogs/keyconcepts/#message-field"
+
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{
 		Server:  Server{HTTPListenPort: 3100},
-		Backend: Backend{Timeout: 5 * time.Minute},
+		Backend: Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue},
 		Storage: Storage{Path: "./data", Retention: "100y"},
 		Limits: Limits{
 			MaxEntriesLimitPerQuery: 5000,

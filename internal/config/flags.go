@@ -10,6 +10,8 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.Server.HTTPListenPort, "server.http-listen-port", c.Server.HTTPListenPort, "HTTP listen port")
 	fs.StringVar(&c.Backend.URL, "backend.url", c.Backend.URL, "VictoriaLogs URL (single node, or a cluster's vlselect/vlinsert); empty runs the embedded engine")
 	fs.DurationVar(&c.Backend.Timeout, "backend.timeout", c.Backend.Timeout, "timeout of one request to VictoriaLogs")
+	fs.BoolVar(&c.Backend.ForeignData, "backend.foreign-data", c.Backend.ForeignData, "serve data other agents wrote into VictoriaLogs: Loki-style field names, a line rebuilt for rows without _msg, service_name and detected_level derived at query time")
+	fs.StringVar(&c.Backend.DefaultMsgValue, "backend.default-msg-value", c.Backend.DefaultMsgValue, "VictoriaLogs' -defaultMsgValue: the _msg of rows stored without one")
 	fs.StringVar(&c.Storage.Path, "storage.path", c.Storage.Path, "data directory of the embedded engine")
 	fs.StringVar(&c.Storage.Retention, "storage.retention", c.Storage.Retention, "retention of the embedded engine (VictoriaLogs duration, e.g. 30d, 1y)")
 	fs.BoolVar(&c.Auth.Enabled, "auth.enabled", c.Auth.Enabled, "require X-Scope-OrgID (Loki's auth_enabled); when off every request is tenant \"fake\"")

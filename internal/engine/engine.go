@@ -11,6 +11,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -25,10 +26,16 @@ type Limits struct {
 type Engine struct {
 	c      *backend.Client
 	limits Limits
+	// foreign, when set, serves data other agents wrote (package foreign).
+	foreign *foreign.Config
+	names   namesCache
 }
 
-// New returns an engine over c.
-func New(c *backend.Client, l Limits) *Engine { return &Engine{c: c, limits: l} }
+// New returns an engine over c; f, when set, makes it serve data other
+// agents wrote into VictoriaLogs (its Names are looked up per query).
+func New(c *backend.Client, l Limits, f *foreign.Config) *Engine {
+	return &Engine{c: c, limits: l, foreign: f}
+}
 
 // Error is a query failure with the HTTP status Loki would answer.
 type Error struct {
@@ -84,7 +91,11 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 		start, end := alignToStep(req.Start.UnixNano(), req.End.UnixNano(), step)
 		return e.metric(ctx, t, req.Expr, start, end, step)
 	}
-	lq, err := plan.CompileLog(sel)
+	f, err := e.Foreign(ctx, t, req.Start.UnixNano(), req.End.UnixNano())
+	if err != nil {
+		return nil, contextError(ctx, err)
+	}
+	lq, err := plan.CompileLog(sel, f)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +130,11 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	if errors.As(logql.Refusal(se), &refused) {
 		return nil, &Error{Status: refused.Status, Msg: refused.Msg}
 	}
-	m, err := plan.CompileMetric(se)
+	f, err := e.Foreign(ctx, t, start-maxRange(se), end)
+	if err != nil {
+		return nil, contextError(ctx, err)
+	}
+	m, err := plan.CompileMetric(se, f)
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,7 @@ func RunLogs(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRe
 		// Each of Loki's hourly sub-queries applies the interval afresh.
 		return runSplitMerge(ctx, c, t, req)
 	}
-	w := &walker{c: c, t: t, req: req, streams: newStreamCache(), col: newCollector(req)}
+	w := &walker{c: c, t: t, req: req, streams: newStreamCache(req.Query.Foreign), col: newCollector(req)}
 	if err := w.run(ctx); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func RunLogs(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRe
 // runWalk is one querier's answer: the first Limit entries in direction
 // order.
 func runWalk(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
-	w := &walker{c: c, t: t, req: req, streams: newStreamCache(), col: newCollector(req)}
+	w := &walker{c: c, t: t, req: req, streams: newStreamCache(req.Query.Foreign), col: newCollector(req)}
 	if err := w.run(ctx); err != nil {
 		return nil, err
 	}

@@ -121,7 +121,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, lq.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
 	}
-	streams := newStreamCache()
+	streams := newStreamCache(lq.Foreign)
 	index := map[string]*rangeSeries{}
 	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
 		row, err := toLogRow(r, streams)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -19,19 +20,23 @@ func (ev *evaluator) streamBuckets(ctx context.Context, m *plan.RangeAgg) (value
 	if err != nil {
 		return value{}, true, err
 	}
-	streams := newStreamCache()
+	streams := newStreamCache(m.Log.Foreign)
 	labelsOf := func(row *backend.Row) (model.Labels, error) {
-		stream, _, _, err := streams.get(row.Get("_stream"))
+		stream, err := streams.get(row.Get("_stream"))
 		if err != nil {
 			return nil, err
 		}
-		out := append(model.Labels{}, stream...)
+		var md model.Labels
 		for _, f := range fields {
 			// A field that is one of this stream's labels is no metadata.
-			if v := row.Get(f); len(v) > 0 && !hasLabel(stream, f) {
-				out = append(out, model.Label{Name: f, Value: string(v)})
+			if v := row.Get(f); len(v) > 0 && !hasLabel(stream.stored, f) {
+				md = append(md, model.Label{Name: f, Value: string(v)})
 			}
 		}
+		if m.Log.Foreign != nil {
+			md = foreign.Rename(md, stream.labels)
+		}
+		out := append(append(model.Labels{}, stream.labels...), md...)
 		out.Sort()
 		return out, nil
 	}

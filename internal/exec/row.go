@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/push"
 )
 
 // logRow is one VictoriaLogs row in Loki's terms.
@@ -26,23 +28,24 @@ type logRow struct {
 // toLogRow copies what vloki needs out of a VictoriaLogs row.
 func toLogRow(r *backend.Row, streams *streamCache) (logRow, error) {
 	var out logRow
-	var err error
-	if out.labels, out.key, out.hash, err = streams.get(r.Get("_stream")); err != nil {
+	stream, err := streams.get(r.Get("_stream"))
+	if err != nil {
 		return out, err
 	}
+	out.labels, out.key, out.hash = stream.labels, stream.key, stream.hash
 	if out.ts, err = parseTime(r.Get("_time")); err != nil {
 		return out, err
 	}
-	empty := false
+	empty, hasMsg := false, false
 	for _, f := range r.Fields {
 		name := string(f.Name)
 		switch {
 		case name == "_msg":
-			out.line = string(f.Value)
+			out.line, hasMsg = string(f.Value), true
 		case name == backend.EmptyLineField:
 			empty = true
 		case strings.HasPrefix(name, "_") && isInternalField(name):
-		case hasLabel(out.labels, name):
+		case hasLabel(stream.stored, name):
 		default:
 			out.metadata = append(out.metadata, model.Label{Name: name, Value: string(f.Value)})
 		}
@@ -51,7 +54,22 @@ func toLogRow(r *backend.Row, streams *streamCache) (logRow, error) {
 		out.line = ""
 	}
 	out.metadata.Sort()
+	if f := streams.foreign; f != nil {
+		readForeign(f, &out, stream.stored, !empty && (!hasMsg || out.line == f.MissingMsg))
+	}
 	return out, nil
+}
+
+// readForeign gives a row other agents wrote Loki's names, a line when it
+// has none, and the detected_level Loki would have added.
+func readForeign(f *foreign.Config, row *logRow, stored model.Labels, noLine bool) {
+	if noLine {
+		row.line = foreign.Line(row.metadata)
+	}
+	if lv := f.DetectedLevel(stored, row.metadata, row.line); lv != "" {
+		row.metadata = append(row.metadata, model.Label{Name: push.DetectedLevelLabel, Value: lv})
+	}
+	row.metadata = foreign.Rename(row.metadata, row.labels)
 }
 
 // lookup returns a stream label or structured metadata value, "" if absent.
@@ -85,28 +103,37 @@ func parseTime(b []byte) (int64, error) {
 	return t.UnixNano(), nil
 }
 
-// streamCache parses each distinct _stream value once per query.
+// streamCache parses each distinct _stream value once per query; for data
+// other agents wrote (foreign set) it also gives the labels Loki's names.
 type streamCache struct {
-	m map[string]cachedStream
+	m       map[string]cachedStream
+	foreign *foreign.Config
 }
 
 type cachedStream struct {
-	labels model.Labels
+	stored model.Labels // as VictoriaLogs holds them
+	labels model.Labels // as Loki names them
 	key    string
 	hash   uint64
 }
 
-func newStreamCache() *streamCache { return &streamCache{m: map[string]cachedStream{}} }
+func newStreamCache(f *foreign.Config) *streamCache {
+	return &streamCache{m: map[string]cachedStream{}, foreign: f}
+}
 
-func (c *streamCache) get(raw []byte) (model.Labels, string, uint64, error) {
+func (c *streamCache) get(raw []byte) (cachedStream, error) {
 	if s, ok := c.m[string(raw)]; ok {
-		return s.labels, s.key, s.hash, nil
+		return s, nil
 	}
 	ls, err := backend.ParseStream(string(raw))
 	if err != nil {
-		return nil, "", 0, err
+		return cachedStream{}, err
 	}
-	s := cachedStream{labels: ls, key: ls.String(), hash: ls.Hash()}
+	s := cachedStream{stored: ls, labels: ls}
+	if c.foreign != nil {
+		s.labels = c.foreign.StreamLabels(ls)
+	}
+	s.key, s.hash = s.labels.String(), s.labels.Hash()
 	c.m[string(raw)] = s
-	return s.labels, s.key, s.hash, nil
+	return s, nil
 }

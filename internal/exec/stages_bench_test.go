@@ -35,7 +35,7 @@ func BenchmarkStages(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		q, err := plan.CompileLog(e.(logql.LogSelectorExpr))
+		q, err := plan.CompileLog(e.(logql.LogSelectorExpr), nil)
 		if err != nil {
 			b.Fatal(err)
 		}

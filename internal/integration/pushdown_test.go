@@ -57,7 +57,7 @@ func compareSumOfRange(t *testing.T, c *backend.Client, tn backend.Tenant, query
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := plan.CompileMetric(e.(logql.SampleExpr))
+	m, err := plan.CompileMetric(e.(logql.SampleExpr), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestStreamBucketsMatchRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					m, err := plan.CompileMetric(e.(logql.SampleExpr))
+					m, err := plan.CompileMetric(e.(logql.SampleExpr), nil)
 					if err != nil {
 						t.Fatal(err)
 					}

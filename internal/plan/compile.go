@@ -6,6 +6,7 @@ import (
 	"github.com/grafana/regexp"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 )
@@ -13,9 +14,9 @@ import (
 // CompileLog plans a log query: the selector becomes a stream filter; line
 // filters, and label filters not preceded by a drop, are pushed down
 // exactly; every stage also runs locally.
-func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
-	filters := logsql.And{StreamFilter(sel.Matchers())}
-	q := &LogQuery{PushdownExact: true}
+func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error) {
+	filters := logsql.And{StreamFilter(sel.Matchers(), f)}
+	q := &LogQuery{PushdownExact: true, Foreign: f}
 	// dropped: labels may differ from the stored fields; lineChanged: the
 	// line differs from the stored _msg. Filters after either run locally.
 	dropped, lineChanged := false, false
@@ -25,8 +26,10 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 			if st.Type.Pattern() || st.HasIP() || lineChanged {
 				// Pattern filters have no exact LogsQL form: local only.
 				q.PushdownExact = false
-			} else if f := pushdownLineFilter(st); f != nil {
-				filters = append(filters, f)
+			} else if lf := pushdownLineFilter(st, f); lf != nil {
+				filters = append(filters, lf)
+				// Rebuilt lines of rows stored without one are checked locally.
+				q.PushdownExact = q.PushdownExact && f == nil
 			}
 			q.Stages = append(q.Stages, LineStage{M: st})
 		case *logql.DecolorizeExpr:
@@ -61,9 +64,9 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 			q.HasParser, q.PushdownExact = true, false
 			q.Stages = append(q.Stages, LogfmtStage{E: st})
 		case *logql.LabelFilterExpr:
-			f, ok := pushdownLabelFilter(st.Filter)
+			lf, ok := pushdownLabelFilter(st.Filter, f)
 			if ok && !dropped && !q.HasParser {
-				filters = append(filters, f)
+				filters = append(filters, lf)
 			} else {
 				q.PushdownExact = false
 			}
@@ -84,7 +87,10 @@ func CompileLog(sel logql.LogSelectorExpr) (*LogQuery, error) {
 // rows whose _msg is VictoriaLogs' placeholder, so when the filter keeps an
 // empty line the marker rows are added back, and otherwise excluded, so the
 // filter is exact and VictoriaLogs can aggregate on it.
-func pushdownLineFilter(f *logql.LineFilterExpr) logsql.Filter {
+//
+// For data other agents wrote (fc set), rows stored without a line are
+// kept too: the line vloki rebuilds for them is checked locally.
+func pushdownLineFilter(f *logql.LineFilterExpr, fc *foreign.Config) logsql.Filter {
 	alts := make(logsql.Or, 0, len(f.Values))
 	for _, v := range f.Values {
 		if !f.Type.Regexp() && v == "" {
@@ -105,22 +111,34 @@ func pushdownLineFilter(f *logql.LineFilterExpr) logsql.Filter {
 	}
 	marker := logsql.Exact{Field: backend.EmptyLineField, Value: "1"}
 	if f.Match("") {
-		return logsql.Or{out, marker}
+		out = logsql.Or{out, marker}
+	} else {
+		out = logsql.And{out, logsql.Not{F: marker}}
 	}
-	return logsql.And{out, logsql.Not{F: marker}}
+	if fc != nil {
+		noLine := logsql.And{logsql.Exact{Field: "_msg", Value: fc.MissingMsg}, logsql.Not{F: marker}}
+		out = logsql.Or{out, noLine}
+	}
+	return out
 }
 
 // pushdownLabelFilter translates a label filter on stream labels and
 // structured metadata to LogsQL field filters when the translation is
 // exact: comparisons with non-empty values, and regexes that do not match
 // the empty string (a missing field compares as "").
-func pushdownLabelFilter(f logql.LabelFilter) (logsql.Filter, bool) {
+//
+// For data other agents wrote (fc set), filters on renamed or derived
+// labels run locally only.
+func pushdownLabelFilter(f logql.LabelFilter, fc *foreign.Config) (logsql.Filter, bool) {
 	switch f := f.(type) {
 	case *logql.StringLabelFilter:
+		if fc.Derived(f.Name) {
+			return nil, false
+		}
 		return pushdownStringFilter(f)
 	case *logql.BinaryLabelFilter:
-		l, lok := pushdownLabelFilter(f.Left)
-		r, rok := pushdownLabelFilter(f.Right)
+		l, lok := pushdownLabelFilter(f.Left, fc)
+		r, rok := pushdownLabelFilter(f.Right, fc)
 		if !lok || !rok {
 			return nil, false
 		}

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"github.com/vloki/vloki/internal/foreign"
 
 	"github.com/grafana/regexp"
 	"slices"
@@ -127,15 +128,16 @@ var evaluableVectorOps = map[string]bool{
 }
 
 // CompileMetric plans a metric expression as Loki's frontend rewrites it.
-func CompileMetric(e logql.SampleExpr) (Metric, error) {
+func CompileMetric(e logql.SampleExpr, fc *foreign.Config) (Metric, error) {
 	f := &frontend{downstream: map[logql.SampleExpr]bool{}}
-	c := &compiler{downstream: f.downstream}
+	c := &compiler{downstream: f.downstream, foreign: fc}
 	return c.metric(f.rewriteQuery(e))
 }
 
 // compiler plans the rewritten expression.
 type compiler struct {
 	downstream map[logql.SampleExpr]bool
+	foreign    *foreign.Config
 }
 
 // metric plans e; what Loki hands to a querier is marked so that its
@@ -174,7 +176,7 @@ func (c *compiler) rangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if !evaluableRangeOps[e.Op] {
 		return nil, &logql.UnsupportedError{What: e.Op}
 	}
-	lq, err := CompileLog(withoutUnusedLineFormat(e.Op, e.Left.Left))
+	lq, err := CompileLog(withoutUnusedLineFormat(e.Op, e.Left.Left), c.foreign)
 	if err != nil {
 		return nil, err
 	}
@@ -254,8 +256,30 @@ func lineReadAfter(stages []logql.Stage) bool {
 // grouping.
 func (ra *RangeAgg) StreamBucketable() bool {
 	return bucketOps[ra.Op] && ra.Unwrap == nil && ra.Log.PushdownExact && len(ra.Log.Drop) == 0 &&
-		ra.Grouping == nil && ra.Hints == nil && !ra.FromRows
+		ra.Grouping == nil && ra.Hints == nil && !ra.FromRows && ra.Log.foreignBuckets(ra.Op, nil, true)
 }
+
+// foreignBuckets reports that VictoriaLogs' buckets grouped by these
+// labels (or per series) also hold for data other agents wrote: the line
+// bytes of rows stored without a line, detected_level and renamed or
+// derived grouping labels are only known to vloki.
+func (lq *LogQuery) foreignBuckets(op string, by []string, perSeries bool) bool {
+	f := lq.Foreign
+	if f == nil {
+		return true
+	}
+	if needsLineBytes(op) || (perSeries && f.Levels != nil) {
+		return false
+	}
+	for _, b := range by {
+		if f.Derived(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func needsLineBytes(op string) bool { return op == "bytes_over_time" || op == "bytes_rate" }
 
 // canInjectGrouping reports whether a parent sum's grouping replaces the
 // range aggregation's at extraction, as Loki injects it.
@@ -344,6 +368,9 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	var by []string
 	if e.Grouping != nil {
 		by = e.Grouping.Groups
+	}
+	if !ra.Log.foreignBuckets(ra.Op, by, false) {
+		return nil
 	}
 	for _, b := range by {
 		for _, d := range ra.Log.Drop {

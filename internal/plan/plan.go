@@ -4,6 +4,7 @@
 package plan
 
 import (
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/logtmpl"
@@ -77,4 +78,7 @@ type LogQuery struct {
 	Drop []string
 	// HasParser reports a parser stage: entries gain parsed labels.
 	HasParser bool
+	// Foreign, when set, reads rows other agents wrote (see package
+	// foreign); nil reads them as vloki writes them.
+	Foreign *foreign.Config
 }

@@ -3,19 +3,75 @@ package plan
 import (
 	"strings"
 
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 )
 
 // StreamFilter translates Loki matchers to a VictoriaLogs stream filter.
 // Both compare a missing label as "" and anchor regexes; Loki's regexes
-// also let `.` match a newline, which (?s:) preserves.
-func StreamFilter(ms []*logql.Matcher) logsql.StreamFilter {
-	f := logsql.StreamFilter{Matchers: make([]logsql.StreamMatcher, 0, len(ms))}
+// also let `.` match a newline, which (?s:) preserves. For data other
+// agents wrote (f set), a matcher on a renamed or derived label becomes
+// a choice between the stored fields it may come from.
+func StreamFilter(ms []*logql.Matcher, f *foreign.Config) logsql.Filter {
+	plain := logsql.StreamFilter{Matchers: make([]logsql.StreamMatcher, 0, len(ms))}
+	var chains logsql.And
 	for _, m := range ms {
-		f.Matchers = append(f.Matchers, logsql.StreamMatcher{Label: m.Name, Op: streamOp(m.Type), Value: streamValue(m)})
+		if chain, fallback := labelSources(m.Name, f); len(chain) != 1 || chain[0] != m.Name || fallback != "" {
+			chains = append(chains, chainFilter(m, chain, fallback))
+			continue
+		}
+		plain.Matchers = append(plain.Matchers, streamMatcher(m.Name, m))
 	}
-	return f
+	if len(chains) == 0 {
+		return plain
+	}
+	if len(plain.Matchers) == 0 {
+		return chains
+	}
+	return append(logsql.And{plain}, chains...)
+}
+
+// labelSources lists the stored stream fields whose first non-empty value
+// is a stream's label name, and the value when none is set ("" for none).
+func labelSources(name string, f *foreign.Config) ([]string, string) {
+	if f == nil {
+		return []string{name}, ""
+	}
+	if name == foreign.ServiceNameLabel {
+		if chain := f.ServiceChain(); chain != nil {
+			return chain, foreign.UnknownService
+		}
+	}
+	return f.Names.VL(name), ""
+}
+
+// chainFilter selects streams whose label, the first non-empty of the
+// chain's fields (else fallback), satisfies m: one stream filter per
+// position in the chain.
+func chainFilter(m *logql.Matcher, chain []string, fallback string) logsql.Filter {
+	alts := logsql.Or{}
+	for i, field := range chain {
+		sf := logsql.StreamFilter{}
+		for _, before := range chain[:i] {
+			sf.Matchers = append(sf.Matchers, logsql.StreamMatcher{Label: before, Op: logsql.StreamEq})
+		}
+		sf.Matchers = append(sf.Matchers, logsql.StreamMatcher{Label: field, Op: logsql.StreamNotEq},
+			streamMatcher(field, m))
+		alts = append(alts, sf)
+	}
+	if m.Matches(fallback) {
+		sf := logsql.StreamFilter{}
+		for _, field := range chain {
+			sf.Matchers = append(sf.Matchers, logsql.StreamMatcher{Label: field, Op: logsql.StreamEq})
+		}
+		alts = append(alts, sf)
+	}
+	return alts
+}
+
+func streamMatcher(field string, m *logql.Matcher) logsql.StreamMatcher {
+	return logsql.StreamMatcher{Label: field, Op: streamOp(m.Type), Value: streamValue(m)}
 }
 
 func streamOp(t logql.MatchType) logsql.StreamOp {
@@ -38,6 +94,6 @@ func streamValue(m *logql.Matcher) string {
 }
 
 // SelectorQuery is the LogsQL text selecting a stream selector's rows.
-func SelectorQuery(ms []*logql.Matcher) string {
-	return logsql.Query{Filter: StreamFilter(ms)}.String()
+func SelectorQuery(ms []*logql.Matcher, f *foreign.Config) string {
+	return logsql.Query{Filter: StreamFilter(ms, f)}.String()
 }

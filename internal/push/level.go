@@ -37,17 +37,21 @@ func addDetectedLevel(ls model.Labels, e *model.Entry, l Limits) {
 			return
 		}
 	}
-	var level string
-	if v, ok := firstOf(ls, l.LogLevelFields); ok {
-		level = normalizeLevel(v)
-	} else if v, ok := firstOf(e.StructuredMetadata, l.LogLevelFields); ok {
-		level = normalizeLevel(v)
-	} else {
-		level = levelFromLine(e.Line, l)
-	}
-	if level != "" {
+	if level := DetectLevel(ls, e.StructuredMetadata, e.Line, l); level != "" {
 		e.StructuredMetadata = append(e.StructuredMetadata, model.Label{Name: DetectedLevelLabel, Value: level})
 	}
+}
+
+// DetectLevel is the level Loki's distributor derives for an entry
+// without detected_level, "" when it derives none.
+func DetectLevel(stream, metadata model.Labels, line string, l Limits) string {
+	if v, ok := firstOf(stream, l.LogLevelFields); ok {
+		return normalizeLevel(v)
+	}
+	if v, ok := firstOf(metadata, l.LogLevelFields); ok {
+		return normalizeLevel(v)
+	}
+	return levelFromLine(line, l)
 }
 
 func firstOf(ls model.Labels, names []string) (string, bool) {

@@ -16,6 +16,7 @@ import (
 	"github.com/vloki/vloki/internal/backend/embedded"
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/push"
@@ -75,7 +76,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	eng := engine.New(c, engine.Limits{
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
 		QueryTimeout:   cfg.Limits.QueryTimeout,
-	})
+	}, foreignConfig(cfg, limits))
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
@@ -120,3 +121,16 @@ func (a *App) BackendName() string { return a.name }
 
 // Close stops the embedded engine, flushing its storage.
 func (a *App) Close() { a.close() }
+
+// foreignConfig is how to read data other agents wrote, nil unless
+// configured: service_name and detected_level follow the push limits.
+func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
+	if !cfg.Backend.ForeignData {
+		return nil
+	}
+	f := &foreign.Config{MissingMsg: cfg.Backend.DefaultMsgValue, DiscoverServiceName: limits.DiscoverServiceName}
+	if limits.DiscoverLogLevels {
+		f.Levels = &limits
+	}
+	return f
+}
