@@ -35,3 +35,18 @@ func (c *Client) Flush(ctx context.Context) error {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	return resp.Body.Close()
 }
+
+// InsertJSONLines stores newline-delimited JSON rows the way other agents
+// write to VictoriaLogs (its /insert/jsonline), with the given stream
+// fields and _msg field.
+func (c *Client) InsertJSONLines(ctx context.Context, t Tenant, body []byte, streamFields, msgField string) error {
+	form := url.Values{"_stream_fields": {streamFields}, "_msg_field": {msgField}, "_time_field": {"_time"}}
+	return c.timed("insert", func() error {
+		resp, err := c.do(ctx, t, http.MethodPost, "/insert/jsonline", form, bytes.NewReader(body), nil)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		return resp.Body.Close()
+	})
+}

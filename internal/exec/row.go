@@ -23,6 +23,9 @@ type logRow struct {
 	out      string       // the line after the pipeline changed it
 	// outLabels and outMetadata are what remains after drop/keep.
 	outLabels, outMetadata model.Labels
+	// foreign marks a row other agents wrote; parsedAtIngestion one that
+	// carries fields besides its line, so parsers have nothing to add.
+	foreign, parsedAtIngestion bool
 }
 
 // toLogRow copies what vloki needs out of a VictoriaLogs row.
@@ -63,6 +66,12 @@ func toLogRow(r *backend.Row, streams *streamCache) (logRow, error) {
 // readForeign gives a row other agents wrote Loki's names, a line when it
 // has none, and the detected_level Loki would have added.
 func readForeign(f *foreign.Config, row *logRow, stored model.Labels, noLine bool) {
+	row.foreign = true
+	for _, m := range row.metadata {
+		// detected_level is what Loki itself adds; any other field was
+		// parsed out of the line by the agent that stored it.
+		row.parsedAtIngestion = row.parsedAtIngestion || m.Name != push.DetectedLevelLabel
+	}
 	if noLine {
 		row.line = foreign.Line(row.metadata)
 	}

@@ -129,6 +129,10 @@ func (s *entryState) remaining(ls model.Labels) model.Labels {
 
 // parserError records a parser's failure, as Loki's parsers do.
 func (s *entryState) parserError(kind, details string) {
+	if s.row.parsedAtIngestion {
+		// Another agent parsed this row when storing it: nothing to report.
+		return
+	}
 	s.err, s.errDetails = kind, details
 	if s.hints != nil && s.hints.PreserveError {
 		s.preserve = true
@@ -148,6 +152,10 @@ func (s *entryState) extract(name, value string) {
 	if _, ok := s.parsed.Get(name); ok {
 		return
 	}
+	if s.row.foreign && s.storedField(name) {
+		// The agent that stored the row extracted this one already.
+		return
+	}
 	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
 }
 
@@ -157,6 +165,11 @@ func (s *entryState) baseOrMetadataHas(name string) bool {
 		// Stream labels stay in Loki's base even when dropped.
 		return true
 	}
+	return !s.row.foreign && s.storedField(name)
+}
+
+// storedField reports a structured metadata field the entry still has.
+func (s *entryState) storedField(name string) bool {
 	_, ok := s.row.metadata.Get(name)
 	return ok && !slices.Contains(s.deleted, name)
 }

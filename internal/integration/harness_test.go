@@ -36,11 +36,17 @@ func targets(t *testing.T) []target {
 // targetsWithTimeout is targets with a custom query timeout.
 func targetsWithTimeout(t *testing.T, timeout time.Duration) []target {
 	t.Helper()
+	return targetsWith(t, func(cfg *config.Config) { cfg.Limits.QueryTimeout = timeout })
+}
+
+// targetsWith is targets with a configuration change.
+func targetsWith(t *testing.T, change func(*config.Config)) []target {
+	t.Helper()
 	var out []target
 	for _, b := range vltest.Both(t) {
 		cfg := config.Default()
 		cfg.Auth.Enabled = true
-		cfg.Limits.QueryTimeout = timeout
+		change(&cfg)
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		app, err := server.Assemble(cfg, log, metrics.New(), b.Client, b.Name, func() {})
 		if err != nil {
