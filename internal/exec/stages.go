@@ -133,7 +133,11 @@ func (s *entryState) parserError(kind, details string) {
 		// Another agent parsed this row when storing it: nothing to report.
 		return
 	}
-	s.err, s.errDetails = kind, details
+	// Loki's addErrLabel keeps earlier details when it has none.
+	s.err = kind
+	if details != "" {
+		s.errDetails = details
+	}
 	if s.hints != nil && s.hints.PreserveError {
 		s.preserve = true
 	}
