@@ -37,7 +37,7 @@ func parseLogfmtWith(s *entryState, strict, keepEmpty bool) {
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
 		}
-		if _, done := s.parsed.Get(name); done || !s.wants(name) || len(value) == 0 && !keepEmpty {
+		if s.wasExtracted(name) || !s.wants(name) || len(value) == 0 && !keepEmpty {
 			continue
 		}
 		s.extract(name, dropInvalidUTF8(value))

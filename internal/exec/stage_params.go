@@ -101,7 +101,7 @@ func parseLogfmtParams(s *entryState, e *logql.LogfmtExpr) {
 		}
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
-			if _, done := s.parsed.Get(name); done || !s.wants(name) {
+			if s.wasExtracted(name) || !s.wants(name) {
 				// Loki stops reading the line here.
 				break
 			}
@@ -146,7 +146,7 @@ func parseUnpack(s *entryState) {
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
 		}
-		if !s.wants(name) {
+		if !s.wants(name) || s.wasExtracted(name) {
 			return nil
 		}
 		labels = append(labels, sanitizeLabelKey(name), unescapeJSONString(value))

@@ -12,7 +12,7 @@ func parsePattern(s *entryState, e *logql.LabelParserExpr) {
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
 		}
-		if _, done := s.parsed.Get(name); done || !s.wants(name) {
+		if s.wasExtracted(name) || !s.wants(name) {
 			continue
 		}
 		s.extract(name, v)

@@ -27,7 +27,7 @@ func parseRegexp(s *entryState, e *logql.LabelParserExpr) {
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"
 		}
-		if _, done := s.parsed.Get(name); done || !s.wants(name) {
+		if s.wasExtracted(name) || !s.wants(name) {
 			continue
 		}
 		value := ""

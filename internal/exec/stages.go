@@ -34,7 +34,13 @@ type entryState struct {
 	// __preserve_error__="true" and lets it through as a series.
 	preserve bool
 	deleted  []string // stream labels and structured metadata removed
+	// extracted are the names parsers and formats set, kept after a drop
+	// or keep removes them: Loki's later parsers skip them all the same.
+	extracted []string
 }
+
+// wasExtracted reports a name a parser or format set for this entry.
+func (s *entryState) wasExtracted(name string) bool { return slices.Contains(s.extracted, name) }
 
 // Label is the pipeline's view of a label: parsed labels first, then
 // structured metadata, then stream labels, less deleted ones.
@@ -153,7 +159,7 @@ func (s *entryState) SetErrorOnce(kind, details string) {
 // extract sets a parsed label unless one of that name was extracted
 // already: as in Loki, the first parser (and the first key) wins.
 func (s *entryState) extract(name, value string) {
-	if _, ok := s.parsed.Get(name); ok {
+	if s.wasExtracted(name) {
 		return
 	}
 	if s.row.foreign && s.storedField(name) {
@@ -161,6 +167,7 @@ func (s *entryState) extract(name, value string) {
 		return
 	}
 	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
+	s.extracted = append(s.extracted, name)
 }
 
 // baseOrMetadataHas is Loki's test for the _extracted suffix.
@@ -285,7 +292,7 @@ func (s *entryState) allWantedExtracted() bool {
 		return false
 	}
 	for _, r := range s.hints.Required {
-		if _, ok := s.parsed.Get(r); !ok {
+		if !s.wasExtracted(r) {
 			return false
 		}
 	}
