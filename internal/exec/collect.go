@@ -38,7 +38,7 @@ func (c *collector) addAll(rows []logRow) {
 func (c *collector) add(r *logRow) {
 	c.stats.LinesProcessed++
 	c.stats.BytesProcessed += len(r.line)
-	st := entryState{row: r}
+	st := entryState{row: r, early: c.req.Query.Early}
 	if !runStages(c.req.Query, &st) {
 		return
 	}

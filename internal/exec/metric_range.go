@@ -128,7 +128,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 		if err != nil {
 			return err
 		}
-		st := entryState{row: &row, hints: m.Hints}
+		st := entryState{row: &row, hints: m.Hints, early: m.EarlyFilters()}
 		if !runStages(lq, &st) {
 			return nil
 		}

@@ -27,10 +27,13 @@ type jsonParse struct {
 // errAllExtracted ends parsing early once every wanted label is found.
 var errAllExtracted = errors.New("all wanted labels extracted")
 
+// errDropped ends parsing when an early filter dropped the entry.
+var errDropped = errors.New("entry dropped by a label filter")
+
 func parseJSON(s *entryState) {
 	p := &jsonParse{s: s}
 	err := jsonparser.ObjectEach([]byte(s.line), p.visit)
-	if err != nil && !errors.Is(err, errAllExtracted) {
+	if err != nil && !errors.Is(err, errAllExtracted) && !errors.Is(err, errDropped) {
 		s.parserError(jsonParserErr, err.Error())
 	}
 }
@@ -38,7 +41,9 @@ func parseJSON(s *entryState) {
 func (p *jsonParse) visit(key, value []byte, t jsonparser.ValueType, _ int) error {
 	switch t {
 	case jsonparser.String, jsonparser.Number, jsonparser.Boolean:
-		p.setValue(key, value, t)
+		if !p.setValue(key, value, t) {
+			return errDropped
+		}
 	case jsonparser.Object:
 		n := len(p.prefix)
 		p.prefix = append(p.prefix, key)
@@ -55,12 +60,14 @@ func (p *jsonParse) visit(key, value []byte, t jsonparser.ValueType, _ int) erro
 	return nil
 }
 
-func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) {
+// setValue extracts one value; false when an early filter dropped the
+// entry.
+func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) bool {
 	var name string
 	if len(p.prefix) == 0 {
 		name = sanitizeLabelKey(string(key))
 		if name == "" {
-			return
+			return true
 		}
 		if p.s.baseOrMetadataHas(name) {
 			name += "_extracted"
@@ -74,7 +81,9 @@ func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) {
 		}
 	}
 	if p.s.wants(name) {
-		p.s.extract(name, readJSONValue(value, t))
+		if !p.s.extract(name, readJSONValue(value, t)) {
+			return false
+		}
 		if p.paths != nil {
 			if _, seen := p.paths[name]; !seen {
 				path := make([]string, 0, len(p.prefix)+1)
@@ -85,6 +94,7 @@ func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) {
 			}
 		}
 	}
+	return true
 }
 
 // sanitizeLabelKey is Loki's: trim, a leading digit gets "_", every rune

@@ -17,16 +17,23 @@ func parseLogfmt(s *entryState) { parseLogfmtWith(s, false, false) }
 // pair and reports it as LogfmtParserErr; --keep-empty keeps empty values.
 func parseLogfmtWith(s *entryState, strict, keepEmpty bool) {
 	sc := logfmtScanner{line: []byte(s.line)}
-	defer func() {
-		if strict && sc.err != "" {
-			s.parserError(logfmtParserErr, sc.err)
-		}
-	}()
+	if !scanLogfmt(s, &sc, strict, keepEmpty) {
+		return
+	}
+	if strict && sc.err != "" {
+		s.parserError(logfmtParserErr, sc.err)
+		s.keepParsing(errorLabel)
+	}
+}
+
+// scanLogfmt extracts the pairs; false when an early filter dropped the
+// entry.
+func scanLogfmt(s *entryState, sc *logfmtScanner, strict, keepEmpty bool) bool {
 	for !sc.eol() {
 		key, value, ok := sc.next()
 		if !ok {
 			if strict {
-				return
+				return true
 			}
 			continue
 		}
@@ -40,11 +47,14 @@ func parseLogfmtWith(s *entryState, strict, keepEmpty bool) {
 		if s.wasExtracted(name) || !s.wants(name) || len(value) == 0 && !keepEmpty {
 			continue
 		}
-		s.extract(name, dropInvalidUTF8(value))
+		if !s.extract(name, dropInvalidUTF8(value)) {
+			return false
+		}
 		if s.allWantedExtracted() {
-			return
+			return true
 		}
 	}
+	return true
 }
 
 func dropInvalidUTF8(b []byte) string {

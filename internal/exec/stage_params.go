@@ -161,6 +161,9 @@ func parseUnpack(s *entryState) {
 	}
 	for i := 0; i < len(labels); i += 2 {
 		s.set(labels[i], labels[i+1])
+		if !s.keepParsing(labels[i]) {
+			return
+		}
 	}
 	s.line = string(entry)
 }

@@ -15,6 +15,8 @@ func parsePattern(s *entryState, e *logql.LabelParserExpr) {
 		if s.wasExtracted(name) || !s.wants(name) {
 			continue
 		}
-		s.extract(name, v)
+		if !s.extract(name, v) {
+			return
+		}
 	}
 }

@@ -34,6 +34,8 @@ func parseRegexp(s *entryState, e *logql.LabelParserExpr) {
 		if m[2*i] >= 0 {
 			value = s.line[m[2*i]:m[2*i+1]]
 		}
-		s.extract(name, value)
+		if !s.extract(name, value) {
+			return
+		}
 	}
 }

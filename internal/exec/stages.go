@@ -37,6 +37,20 @@ type entryState struct {
 	// extracted are the names parsers and formats set, kept after a drop
 	// or keep removes them: Loki's later parsers skip them all the same.
 	extracted []string
+	// early are the filters parsers check as they set labels (nil: none);
+	// dropped is set when one fails, which drops the entry.
+	early   *plan.EarlyFilters
+	dropped bool
+}
+
+// keepParsing checks the early filter of a label a parser just set; false
+// drops the entry, as Loki's parsers do.
+func (s *entryState) keepParsing(name string) bool {
+	if s.early.Check(name, s) {
+		return true
+	}
+	s.dropped = true
+	return false
 }
 
 // wasExtracted reports a name a parser or format set for this entry.
@@ -157,17 +171,19 @@ func (s *entryState) SetErrorOnce(kind, details string) {
 }
 
 // extract sets a parsed label unless one of that name was extracted
-// already: as in Loki, the first parser (and the first key) wins.
-func (s *entryState) extract(name, value string) {
+// already: as in Loki, the first parser (and the first key) wins. false
+// when an early filter on the label drops the entry.
+func (s *entryState) extract(name, value string) bool {
 	if s.wasExtracted(name) {
-		return
+		return true
 	}
 	if s.row.foreign && s.storedField(name) {
 		// The agent that stored the row extracted this one already.
-		return
+		return true
 	}
 	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
 	s.extracted = append(s.extracted, name)
+	return s.keepParsing(name)
 }
 
 // baseOrMetadataHas is Loki's test for the _extracted suffix.
@@ -206,8 +222,8 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 			}
 			if len(st.E.Params) > 0 {
 				parseLogfmtParams(s, st.E)
-			} else {
-				parseLogfmtWith(s, st.E.Strict, st.E.KeepEmpty)
+			} else if parseLogfmtWith(s, st.E.Strict, st.E.KeepEmpty); s.dropped {
+				return false
 			}
 		case plan.LineFormatStage:
 			s.lineFormat(st.T)
@@ -236,6 +252,9 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 				parseUnpack(s)
 			default:
 				parseJSON(s)
+			}
+			if s.dropped {
+				return false
 			}
 		}
 	}

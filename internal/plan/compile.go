@@ -16,7 +16,7 @@ import (
 // exactly; every stage also runs locally.
 func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error) {
 	filters := logsql.And{StreamFilter(sel.Matchers(), f)}
-	q := &LogQuery{PushdownExact: true, Foreign: f}
+	q := &LogQuery{PushdownExact: true, Foreign: f, Early: &EarlyFilters{}}
 	// dropped: labels may differ from the stored fields; lineChanged: the
 	// line differs from the stored _msg. Filters after either run locally.
 	dropped, lineChanged := false, false
@@ -71,6 +71,7 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 				q.PushdownExact = false
 			}
 			q.Stages = append(q.Stages, LabelFilterStage{F: st.Filter})
+			q.Early.add(st.Filter)
 		default:
 			return nil, fmt.Errorf("plan: unexpected stage %T", st)
 		}

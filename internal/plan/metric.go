@@ -30,6 +30,9 @@ type RangeAgg struct {
 	Grouping *logql.Grouping
 	// Hints limit what parsers extract, as Loki's parser hints do.
 	Hints *ParserHints
+	// Early are the filters parsers check as they set labels, when
+	// Loki's hints carry them (see ParserHints.CheckEarly).
+	Early *EarlyFilters
 	// AbsentLabels label absent_over_time's samples.
 	AbsentLabels model.Labels
 	// FromRows keeps the evaluation on the rows (tests compare the
@@ -52,6 +55,20 @@ type ParserHints struct {
 	NoLabels      bool
 	Required      []string // nil: extract everything
 	PreserveError bool
+	// CheckEarly: parsers check the early filters. Loki's hints carry
+	// them when they do not limit extraction, and when the extraction
+	// keeps no labels but filters read some.
+	CheckEarly bool
+}
+
+// EarlyFilters are the filters parsers check as they set labels, nil
+// when Loki's hints for this extraction carry none: hints that limit
+// extraction to grouping labels leave them out.
+func (ra *RangeAgg) EarlyFilters() *EarlyFilters {
+	if ra.Hints == nil || ra.Hints.CheckEarly {
+		return ra.Early
+	}
+	return nil
 }
 
 // VectorAgg aggregates the samples of each step.
@@ -184,8 +201,13 @@ func (c *compiler) rangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if e.Param != nil {
 		ra.Param = *e.Param
 	}
+	ra.Early = lq.Early
 	if u := e.Left.Unwrap; u != nil {
 		ra.Unwrap = &Unwrap{Label: u.Identifier, Conversion: u.Operation, PostFilters: u.PostFilters}
+		if len(u.PostFilters) == 1 {
+			// Loki adds the unwrap's filter, reduced to one, to the stages.
+			ra.Early = lq.Early.with(u.PostFilters[0])
+		}
 	}
 	if e.Op == "absent_over_time" {
 		// Loki extracts absent_over_time's samples without labels.
@@ -400,7 +422,7 @@ func parserHints(required, groups []string, without, noLabels bool, metricLabel 
 	case noLabels && len(hints) == 0:
 		return &ParserHints{NoLabels: true}
 	case noLabels:
-		return &ParserHints{Required: hints, PreserveError: preserve}
+		return &ParserHints{Required: hints, PreserveError: preserve, CheckEarly: true}
 	case without || len(groups) == 0:
 		return nil
 	}

@@ -78,6 +78,8 @@ type LogQuery struct {
 	Drop []string
 	// HasParser reports a parser stage: entries gain parsed labels.
 	HasParser bool
+	// Early are the filters parsers check as they set labels.
+	Early *EarlyFilters
 	// Foreign, when set, reads rows other agents wrote (see package
 	// foreign); nil reads them as vloki writes them.
 	Foreign *foreign.Config
