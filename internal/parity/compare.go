@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -217,26 +218,41 @@ func (c *comparer) values(where string, w, g any) {
 	if a == b {
 		return
 	}
-	if c.float10 && canon(round10(w)) == canon(round10(g)) {
+	if c.float10 && close10(w, g) {
 		return
 	}
 	c.addf("%s: %s, Loki %s", where, clip(b), clip(a))
 }
 
-func round10(v any) any {
-	switch x := v.(type) {
+// close10 reports values equal to 10 significant digits: a relative
+// difference below 1e-10 (rounding both would split values that straddle
+// a rounding boundary).
+func close10(w, g any) bool {
+	switch x := w.(type) {
 	case []any:
-		out := make([]any, len(x))
+		y, ok := g.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
 		for i := range x {
-			out[i] = round10(x[i])
+			if !close10(x[i], y[i]) {
+				return false
+			}
 		}
-		return out
+		return true
 	case string:
-		if f, err := strconv.ParseFloat(x, 64); err == nil {
-			return strconv.FormatFloat(f, 'g', 10, 64)
+		y, ok := g.(string)
+		if !ok {
+			return false
 		}
+		a, errA := strconv.ParseFloat(x, 64)
+		b, errB := strconv.ParseFloat(y, 64)
+		if errA != nil || errB != nil {
+			return x == y
+		}
+		return x == y || math.Abs(a-b) <= 1e-10*math.Max(math.Abs(a), math.Abs(b))
 	}
-	return v
+	return canon(w) == canon(g)
 }
 
 func (c *comparer) equal(where string, w, g any) {

@@ -112,8 +112,11 @@ var rangeMerge = map[string]string{
 }
 
 func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
-	if !shardable(e, top) || e.Op == "quantile_over_time" {
-		// Quantiles shard only with probabilistic sketches, off by default.
+	switch {
+	case !shardable(e, top), e.Op == "quantile_over_time", e.Op == "first_over_time", e.Op == "last_over_time":
+		// Quantiles shard only with probabilistic sketches, first and last
+		// behind feature flags; all off by default, so the mapper leaves
+		// them as they are.
 		return e
 	}
 	g := e.Grouping
