@@ -16,13 +16,18 @@ func (c *Client) PushLoki(ctx context.Context, t Tenant, snappyProto []byte) err
 	form := url.Values{"disable_message_parsing": {"1"}}
 	hdr := http.Header{"Content-Type": {"application/x-protobuf"}, "Content-Encoding": {"snappy"}}
 	return c.timed("push", func() error {
-		resp, err := c.do(ctx, t, http.MethodPost, "/insert/loki/api/v1/push", form, bytes.NewReader(snappyProto), hdr)
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.Body.Close()
+		return c.insert(ctx, t, "/insert/loki/api/v1/push", form, snappyProto, hdr)
 	})
+}
+
+// insert posts a body to an insert endpoint and waits for its answer.
+func (c *Client) insert(ctx context.Context, t Tenant, path string, form url.Values, body []byte, hdr http.Header) error {
+	resp, err := c.do(ctx, t, http.MethodPost, path, form, bytes.NewReader(body), hdr)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
 }
 
 // Flush makes recently ingested rows searchable at once. Only a single-node
@@ -42,11 +47,6 @@ func (c *Client) Flush(ctx context.Context) error {
 func (c *Client) InsertJSONLines(ctx context.Context, t Tenant, body []byte, streamFields, msgField string) error {
 	form := url.Values{"_stream_fields": {streamFields}, "_msg_field": {msgField}, "_time_field": {"_time"}}
 	return c.timed("insert", func() error {
-		resp, err := c.do(ctx, t, http.MethodPost, "/insert/jsonline", form, bytes.NewReader(body), nil)
-		if err != nil {
-			return err
-		}
-		_, _ = io.Copy(io.Discard, resp.Body)
-		return resp.Body.Close()
+		return c.insert(ctx, t, "/insert/jsonline", form, body, nil)
 	})
 }
