@@ -74,14 +74,35 @@ func isComparison(op string) bool {
 }
 
 // matchKey is the label signature two samples are matched on.
+// Loki hashes parsed operations' labels through Prometheus' label builder,
+// which drops empty values.
 func matchKey(m *plan.BinOp, ls model.Labels) string {
-	if m.Matching == nil {
+	switch {
+	case m.NoOptions:
 		return ls.String()
+	case m.Matching == nil:
+	case m.Matching.On:
+		ls = ls.Only(m.Matching.Labels...)
+	default:
+		ls = ls.Without(m.Matching.Labels...)
 	}
-	if m.Matching.On {
-		return ls.Only(m.Matching.Labels...).String()
+	return withoutEmpty(ls).String()
+}
+
+// withoutEmpty drops empty-valued labels, as Prometheus' builder does.
+func withoutEmpty(ls model.Labels) model.Labels {
+	for _, l := range ls {
+		if l.Value == "" {
+			out := make(model.Labels, 0, len(ls))
+			for _, l := range ls {
+				if l.Value != "" {
+					out = append(out, l)
+				}
+			}
+			return out
+		}
 	}
-	return ls.Without(m.Matching.Labels...).String()
+	return ls
 }
 
 var errManyToOne = errors.New("multiple matches for labels: many-to-one matching must be explicit (group_left/group_right)")
@@ -122,8 +143,10 @@ func vectorOp(m *plan.BinOp, lhs, rhs []sample) ([]sample, error) {
 			continue
 		}
 		labels := resultLabels(m, l.labels, r.labels)
-		if err := checkUnique(matched, k, labels, card); err != nil {
-			return nil, err
+		if !m.NoOptions { // Loki checks no cardinality without options
+			if err := checkUnique(matched, k, labels, card); err != nil {
+				return nil, err
+			}
 		}
 		if card == logql.OneToMany {
 			l, r = r, l
@@ -166,7 +189,7 @@ func checkUnique(matched map[string]map[string]bool, key string, labels model.La
 // one-to-one, with group_x's included labels taken from the "one" side.
 func resultLabels(m *plan.BinOp, many, one model.Labels) model.Labels {
 	if m.Matching == nil {
-		return many
+		return withoutEmpty(many)
 	}
 	out := many
 	if m.Matching.Card == logql.OneToOne {
@@ -177,7 +200,7 @@ func resultLabels(m *plan.BinOp, many, one model.Labels) model.Labels {
 		}
 	}
 	if len(m.Matching.Include) == 0 {
-		return out
+		return withoutEmpty(out)
 	}
 	out = out.Without(m.Matching.Include...)
 	for _, n := range m.Matching.Include {
@@ -186,7 +209,7 @@ func resultLabels(m *plan.BinOp, many, one model.Labels) model.Labels {
 		}
 	}
 	out.Sort()
-	return out
+	return withoutEmpty(out)
 }
 
 func setOp(m *plan.BinOp, lhs, rhs []sample) []sample {

@@ -97,7 +97,10 @@ var stages = []string{`| drop __error__, __error_details__`, `| line_format "{{.
 	`| keep level, app`, `| decolorize`, `| drop level="info"`, `| label_format x="{{ .level | upper }}-{{ .app }}"`,
 	`| line_format "{{ if .level }}{{ .level | ToUpper }}{{ else }}none{{ end }}"`, `| regexp "(?P<word>[a-z]+)"`,
 	`| pattern "<first> <_>"`, `| unpack`, `| json first="msg", nested="user.country"`, `| logfmt --strict`,
-	`| logfmt --keep-empty level, msg`, `| level="error" or level="warn"`, `| level!="info", app=~".+"`}
+	`| logfmt --keep-empty level, msg`, `| level="error" or level="warn"`, `| level!="info", app=~".+"`,
+	`| line_format "{{ .msg | trunc 12 }}|{{ __timestamp__ | unixEpoch }}"`, `| label_format a="{{ .app | replace \"e\" \"3\" }}", b=app`,
+	`| drop app, __error__`, `| keep app, level="error"`, `| line_format "{{ .level }}" |= "err"`, `| app=~"(check|pay).*"`,
+	`| label_format level="{{ default \"none\" .level }}"`, `| level=""`, `| regexp "(?P<first>\\S+) (?P<second>\\S+)"`}
 
 func pickOne[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
@@ -155,12 +158,13 @@ func randomCase(r *rand.Rand, i int) Case {
 	var m string
 	switch k := r.IntN(5); {
 	case k < 2 || len(s.unwrap) == 0 || s.parser == "":
-		m = fmt.Sprintf("%s(%s [%s])", pickOne(r, []string{"count_over_time", "rate", "bytes_over_time", "bytes_rate"}), inner, rng)
+		m = fmt.Sprintf("%s(%s [%s])", pickOne(r, []string{"count_over_time", "rate", "bytes_over_time", "bytes_rate", "absent_over_time"}), inner, rng)
 	default:
 		if !strings.Contains(inner, "| "+s.parser) {
 			inner += " | " + s.parser
 		}
-		fn := pickOne(r, []string{"sum_over_time", "avg_over_time", "max_over_time", "min_over_time", "quantile_over_time", "stddev_over_time", "first_over_time", "last_over_time"})
+		fn := pickOne(r, []string{"sum_over_time", "avg_over_time", "max_over_time", "min_over_time", "quantile_over_time",
+			"stddev_over_time", "stdvar_over_time", "first_over_time", "last_over_time", "rate_counter"})
 		param := ""
 		if fn == "quantile_over_time" {
 			param = pickOne(r, []string{"0.5", "0.9", "0.99"}) + ", "
@@ -183,9 +187,14 @@ func randomCase(r *rand.Rand, i int) Case {
 	case 2:
 		m = fmt.Sprintf("%s(%s)", pickOne(r, []string{"sum", "avg", "max", "count", "min", "stddev"}), m)
 	}
-	switch r.IntN(6) {
+	switch r.IntN(8) {
 	case 0:
-		m = fmt.Sprintf("%s %s %s", m, pickOne(r, []string{"/", "*", "+", "-", "> bool", "<", ">="}), pickOne(r, []string{"2", "0.5", "vector(1)"}))
+		m = fmt.Sprintf("%s %s %s", m, pickOne(r, []string{"/", "*", "+", "-", "> bool", "<", ">=", "%", "^", "== bool"}), pickOne(r, []string{"2", "0.5", "vector(1)"}))
+	case 4:
+		other := fmt.Sprintf("count_over_time(%s [%s])", s.sel, rng)
+		m = fmt.Sprintf("%s %s %s", m, pickOne(r, []string{"and", "or", "unless", "/ ignoring(level)", "> on()", "+ on(app) group_left"}), other)
+	case 5:
+		m = fmt.Sprintf("-%s", m)
 	case 1:
 		m = fmt.Sprintf("sum(%s) / sum(count_over_time(%s [5m]))", m, s.sel)
 	case 2:

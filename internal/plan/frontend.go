@@ -15,6 +15,16 @@ import "github.com/vloki/vloki/internal/logql"
 // what max_query_series limits.
 type frontend struct {
 	downstream map[logql.SampleExpr]bool
+	// generated are the divisions the frontend builds itself: they carry
+	// no binary-operation options, which changes how Loki matches them.
+	generated map[logql.SampleExpr]bool
+}
+
+// divide builds the frontend's own lhs / rhs.
+func (f *frontend) divide(lhs, rhs logql.SampleExpr) *logql.BinOpExpr {
+	e := &logql.BinOpExpr{Op: "/", LHS: lhs, RHS: rhs}
+	f.generated[e] = true
+	return e
 }
 
 // rewriteQuery maps a whole query; one nothing in which was handed down
@@ -33,6 +43,7 @@ func (f *frontend) rewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
 	case *logql.BinOpExpr:
 		cp := *e
 		cp.LHS, cp.RHS = f.leg(e.LHS, top), f.leg(e.RHS, top)
+		f.generated[&cp] = f.generated[e]
 		return &cp
 	case *logql.LabelReplaceExpr:
 		cp := *e
@@ -66,11 +77,10 @@ func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) lo
 	}
 	switch e.Op {
 	case "avg":
-		return f.rewrite(&logql.BinOpExpr{
-			Op:  "/",
-			LHS: &logql.VectorAggregationExpr{Op: "sum", Left: e.Left, Grouping: e.Grouping},
-			RHS: &logql.VectorAggregationExpr{Op: "count", Left: e.Left, Grouping: e.Grouping},
-		}, top)
+		return f.rewrite(f.divide(
+			&logql.VectorAggregationExpr{Op: "sum", Left: e.Left, Grouping: e.Grouping},
+			&logql.VectorAggregationExpr{Op: "count", Left: e.Left, Grouping: e.Grouping},
+		), top)
 	case "min", "max", "count":
 		if reducesLabels(e.Left) {
 			return f.descend(e)
@@ -146,7 +156,7 @@ func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logq
 	rhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: rhsGroup,
 		Left: &logql.RangeAggregationExpr{Op: "count_over_time", Left: &countRange}}
 	f.downstream[lhs], f.downstream[rhs] = true, true
-	return &logql.BinOpExpr{Op: "/", LHS: lhs, RHS: rhs}
+	return f.divide(lhs, rhs)
 }
 
 var shardableRangeOps = map[string]bool{

@@ -97,6 +97,10 @@ type BinOp struct {
 	LHS, RHS Metric
 	Bool     bool
 	Matching *logql.VectorMatching
+	// NoOptions marks the frontend's own divisions: Loki matches their
+	// samples on every label, empty values included, and checks no
+	// cardinality. Parsed operations match on labels with values.
+	NoOptions bool
 }
 
 // SumOfRange is `sum by (labels) (<range aggregation>)` computed inside
@@ -146,14 +150,15 @@ var evaluableVectorOps = map[string]bool{
 
 // CompileMetric plans a metric expression as Loki's frontend rewrites it.
 func CompileMetric(e logql.SampleExpr, fc *foreign.Config) (Metric, error) {
-	f := &frontend{downstream: map[logql.SampleExpr]bool{}}
-	c := &compiler{downstream: f.downstream, foreign: fc}
+	f := &frontend{downstream: map[logql.SampleExpr]bool{}, generated: map[logql.SampleExpr]bool{}}
+	c := &compiler{downstream: f.downstream, generated: f.generated, foreign: fc}
 	return c.metric(f.rewriteQuery(e))
 }
 
 // compiler plans the rewritten expression.
 type compiler struct {
 	downstream map[logql.SampleExpr]bool
+	generated  map[logql.SampleExpr]bool
 	foreign    *foreign.Config
 }
 
@@ -377,7 +382,7 @@ func (c *compiler) binOp(e *logql.BinOpExpr) (Metric, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BinOp{Op: e.Op, LHS: lhs, RHS: rhs, Bool: e.ReturnBool, Matching: e.Matching}, nil
+	return &BinOp{Op: e.Op, LHS: lhs, RHS: rhs, Bool: e.ReturnBool, Matching: e.Matching, NoOptions: c.generated[e]}, nil
 }
 
 // sumOfRange recognises sum [by (...)] over a range aggregation whose log
