@@ -59,9 +59,6 @@ func (s *entryState) set(name, value string) {
 		}
 	}
 	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
-	if !s.wasExtracted(name) {
-		s.extracted = append(s.extracted, name)
-	}
 }
 
 // labelMap is the entry's labels as templates see them, error labels

@@ -34,9 +34,9 @@ type entryState struct {
 	// __preserve_error__="true" and lets it through as a series.
 	preserve bool
 	deleted  []string // stream labels and structured metadata removed
-	// extracted are the names parsers and formats set, kept after a drop
-	// or keep removes them: Loki's later parsers skip them all the same.
-	extracted []string
+	// unparsed are parsed labels a drop or keep removed: Loki's later
+	// parsers skip them all the same.
+	unparsed []string
 	// early are the filters parsers check as they set labels (nil: none);
 	// dropped is set when one fails, which drops the entry.
 	early   *plan.EarlyFilters
@@ -54,7 +54,12 @@ func (s *entryState) keepParsing(name string) bool {
 }
 
 // wasExtracted reports a name a parser or format set for this entry.
-func (s *entryState) wasExtracted(name string) bool { return slices.Contains(s.extracted, name) }
+func (s *entryState) wasExtracted(name string) bool {
+	if _, ok := s.parsed.Get(name); ok {
+		return true
+	}
+	return slices.Contains(s.unparsed, name)
+}
 
 // Label is the pipeline's view of a label: parsed labels first, then
 // structured metadata, then stream labels, less deleted ones.
@@ -88,7 +93,10 @@ func (s *entryState) del(name string) {
 		s.errDetails = ""
 		return
 	}
-	s.parsed = s.parsed.Without(name)
+	if _, ok := s.parsed.Get(name); ok {
+		s.parsed = s.parsed.Without(name)
+		s.unparsed = append(s.unparsed, name)
+	}
 	if !slices.Contains(s.deleted, name) {
 		s.deleted = append(s.deleted, name)
 	}
@@ -182,7 +190,6 @@ func (s *entryState) extract(name, value string) bool {
 		return true
 	}
 	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
-	s.extracted = append(s.extracted, name)
 	return s.keepParsing(name)
 }
 
