@@ -150,18 +150,17 @@ func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
 		}
 		return &MetricResult{Kind: Matrix, Series: []model.Series{s}}, nil
 	}
-	index := map[string]int{}
+	index := seriesIndex{byKey: map[string]int{}, bySlice: map[labelsSlice]int{}}
 	var series []model.Series
 	for i, vec := range v.vectors {
 		for _, s := range vec {
-			k := s.labels.String()
-			j, ok := index[k]
+			j, ok := index.find(s.labels)
 			if !ok {
 				if err := ev.checkSeries(len(series) + 1); err != nil {
 					return nil, err
 				}
 				j = len(series)
-				index[k] = j
+				index.add(s.labels, j)
 				series = append(series, model.Series{Metric: s.labels})
 			}
 			series[j].Points = append(series[j].Points, model.Point{TimestampMs: ms(ev.steps[i]), Value: s.v})
@@ -173,6 +172,48 @@ func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
 		sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
 	}
 	return &MetricResult{Kind: Matrix, Series: series}, nil
+}
+
+// seriesIndex finds a sample's series: by the identity of its labels slice
+// first (samples of one series usually share it), then by label string.
+type seriesIndex struct {
+	byKey   map[string]int
+	bySlice map[labelsSlice]int
+}
+
+// labelsSlice identifies a labels slice; two samples whose labels share
+// it have the same labels.
+type labelsSlice struct {
+	first *model.Label
+	n     int
+}
+
+func sliceOf(ls model.Labels) (labelsSlice, bool) {
+	if len(ls) == 0 {
+		return labelsSlice{}, false
+	}
+	return labelsSlice{&ls[0], len(ls)}, true
+}
+
+func (x seriesIndex) find(ls model.Labels) (int, bool) {
+	sl, ok := sliceOf(ls)
+	if ok {
+		if j, found := x.bySlice[sl]; found {
+			return j, true
+		}
+	}
+	j, found := x.byKey[ls.String()]
+	if found && ok {
+		x.bySlice[sl] = j
+	}
+	return j, found
+}
+
+func (x seriesIndex) add(ls model.Labels, j int) {
+	x.byKey[ls.String()] = j
+	if sl, ok := sliceOf(ls); ok {
+		x.bySlice[sl] = j
+	}
 }
 
 func (ev *evaluator) instantResult(v value) (*MetricResult, error) {

@@ -139,8 +139,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 				return nil
 			}
 		}
-		labels := mergeLabels(mergeLabels(st.remaining(row.labels), st.remaining(row.metadata)), st.outputParsed())
-		labels = st.groupedLabels(labels, groups, without, noLabels)
+		labels := st.groupedLabels(st.fullLabelsIfUsed(groups, without, noLabels), groups, without, noLabels)
 		key := labels.String()
 		s, ok := index[key]
 		if !ok {

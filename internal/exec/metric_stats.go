@@ -15,11 +15,6 @@ import (
 // maxBucketsPerWindow bounds the buckets summed for one step.
 const maxBucketsPerWindow = 256
 
-// bucketTotals are a bucket's row count and line bytes for one group.
-type bucketTotals struct {
-	count, bytes int64
-}
-
 // sumOfRange lets VictoriaLogs count rows and bytes per time bucket and
 // group.
 func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value, error) {
@@ -42,6 +37,20 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 	return ev.vectorAgg(ctx, raw)
 }
 
+// bucketGrid numbers VictoriaLogs' time buckets: bucket i starts at
+// lo + i*width.
+type bucketGrid struct {
+	lo, width int64
+}
+
+func (g bucketGrid) index(start int64) (int, error) {
+	d := start - g.lo
+	if d < 0 || d%g.width != 0 {
+		return 0, fmt.Errorf("VictoriaLogs bucket at %d ns is off the grid (%d + k*%d)", start, g.lo, g.width)
+	}
+	return int(d / g.width), nil
+}
+
 // bucketed evaluates the range aggregation from VictoriaLogs' counts and
 // byte sums per time bucket and group (by). Buckets are gcd(step, range)
 // wide and aligned so every window (t-offset-range, t-offset] is a whole
@@ -56,91 +65,75 @@ func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string
 	if r/bucket > maxBucketsPerWindow {
 		return value{}, false, nil
 	}
-	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
-	lo, hi := first-off-r+1, last-off
-	origin := ((lo % bucket) + bucket) % bucket
-	buckets, groups, err := ev.fetchBuckets(ctx, m, by, labelsOf, lo, hi, bucket, origin)
+	first := ev.steps[0]
+	grid := bucketGrid{lo: first - off - r + 1, width: bucket}
+	groups, err := ev.fetchBuckets(ctx, m, by, labelsOf, grid, ev.steps[len(ev.steps)-1]-off)
 	if err != nil {
 		return value{}, true, err
 	}
 	out := value{vectors: make([][]sample, len(ev.steps))}
-	for i, t := range ev.steps {
-		sums := map[string]*bucketTotals{}
-		for b := t - off - r + 1; b <= t-off; b += bucket {
-			for k, tot := range buckets[b] {
-				s := sums[k]
-				if s == nil {
-					s = &bucketTotals{}
-					sums[k] = s
-				}
-				s.count += tot.count
-				s.bytes += tot.bytes
-			}
-		}
-		for k, s := range sums {
-			out.vectors[i] = append(out.vectors[i], sample{labels: groups[k], v: sumValue(m, s)})
-		}
+	cells := make([]sample, len(ev.steps)*len(groups))
+	for i := range out.vectors {
+		out.vectors[i] = cells[i*len(groups) : i*len(groups) : (i+1)*len(groups)]
+	}
+	perWindow := int(r / bucket)
+	for _, g := range groups {
+		g.windows(ev.steps, first, bucket, perWindow, func(i int, count, bytes int64) {
+			out.vectors[i] = append(out.vectors[i], sample{labels: g.labels, v: sumValue(m, count, bytes)})
+		})
 	}
 	return out, true, nil
 }
 
-func sumValue(m *plan.RangeAgg, s *bucketTotals) float64 {
+func sumValue(m *plan.RangeAgg, count, bytes int64) float64 {
 	seconds := float64(m.Range) / 1e9
 	switch m.Op {
 	case "count_over_time":
-		return float64(s.count)
+		return float64(count)
 	case "rate":
-		return float64(s.count) / seconds
+		return float64(count) / seconds
 	case "bytes_rate":
-		return float64(s.bytes) / seconds
+		return float64(bytes) / seconds
 	}
-	return float64(s.bytes)
+	return float64(bytes)
 }
 
-// fetchBuckets returns totals by bucket start and group key, and each
-// group's labels.
+// fetchBuckets returns the groups' bucket totals, groups in label order.
+// VictoriaLogs groups by the raw values of by; distinct raw groups can
+// make one label set, and share one group.
 func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error),
-	lo, hi, bucket, origin int64) (map[int64]map[string]*bucketTotals, map[string]model.Labels, error) {
+	grid bucketGrid, hi int64) ([]*bucketGroup, error) {
 	q := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, m.Log.Pushdown},
-		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: bucket, OffsetNs: origin, By: by, Exclude: backend.EmptyLineField,
-			NoBytes: !needsBytes(m.Op)}},
+		Filter: logsql.And{logsql.TimeRange{Start: grid.lo, End: hi}, m.Log.Pushdown},
+		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: ((grid.lo % grid.width) + grid.width) % grid.width,
+			By: by, Exclude: backend.EmptyLineField, NoBytes: !needsBytes(m.Op)}},
 	}
-	buckets := map[int64]map[string]*bucketTotals{}
-	groups := map[string]model.Labels{}
+	idx := newGroupIndex(by, labelsOf)
 	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(row *backend.Row) error {
 		start, err := parseTime(row.Get("_time"))
 		if err != nil {
 			return err
 		}
-		labels, err := labelsOf(row)
-		if err != nil {
+		cell := bucketCell{}
+		if cell.idx, err = grid.index(start); err != nil {
 			return err
 		}
-		key := labels.String()
-		groups[key] = labels
-		tot := &bucketTotals{}
-		if tot.count, err = parseCount(row.Get("c")); err != nil {
+		if cell.count, err = parseCount(row.Get("c")); err != nil {
 			return err
 		}
 		if needsBytes(m.Op) {
-			if tot.bytes, err = parseCount(row.Get("b")); err != nil {
+			if cell.bytes, err = parseCount(row.Get("b")); err != nil {
 				return err
 			}
 		}
-		if buckets[start] == nil {
-			buckets[start] = map[string]*bucketTotals{}
+		g, err := idx.group(row)
+		if err != nil {
+			return err
 		}
-		if prev := buckets[start][key]; prev != nil {
-			// Distinct VictoriaLogs groups can make one label set.
-			prev.count += tot.count
-			prev.bytes += tot.bytes
-			return nil
-		}
-		buckets[start][key] = tot
+		g.cells = append(g.cells, cell)
 		return nil
 	})
-	return buckets, groups, err
+	return idx.sorted(), err
 }
 
 func parseCount(b []byte) (int64, error) {

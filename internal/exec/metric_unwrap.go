@@ -46,6 +46,17 @@ func convertUnwrapped(conversion, raw string) (float64, error) {
 	return strconv.ParseFloat(raw, 64)
 }
 
+// fullLabelsIfUsed is the entry's whole label set (stream labels,
+// structured metadata, parsed labels) when groupedLabels needs it, and nil
+// when it only looks up the grouping's labels: building it costs more than
+// the rest of a sample's work.
+func (s *entryState) fullLabelsIfUsed(groups []string, without, noLabels bool) model.Labels {
+	if s.err == "" && (noLabels || (len(groups) > 0 && !without)) {
+		return nil
+	}
+	return mergeLabels(mergeLabels(s.remaining(s.row.labels), s.remaining(s.row.metadata)), s.outputParsed())
+}
+
 // groupedLabels reduces an entry's labels to the extraction's grouping,
 // as Loki's GroupedLabels: an entry with an error keeps all its labels so
 // the error is not lost.

@@ -105,11 +105,63 @@ func hasLabel(ls model.Labels, name string) bool {
 
 // parseTime reads VictoriaLogs' RFC3339 _time with nanoseconds.
 func parseTime(b []byte) (int64, error) {
+	if ns, ok := parseUTCTime(b); ok {
+		return ns, nil
+	}
 	t, err := time.Parse(time.RFC3339Nano, string(b))
 	if err != nil {
 		return 0, fmt.Errorf("VictoriaLogs row has bad _time %q: %w", b, err)
 	}
 	return t.UnixNano(), nil
+}
+
+// parseUTCTime reads the form VictoriaLogs writes,
+// YYYY-MM-DDTHH:MM:SS[.fraction]Z, without time.Parse's generality; ok is
+// false for anything else.
+func parseUTCTime(b []byte) (int64, bool) {
+	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' || b[len(b)-1] != 'Z' {
+		return 0, false
+	}
+	year, ok1 := digits(b[0:4])
+	month, ok2 := digits(b[5:7])
+	day, ok3 := digits(b[8:10])
+	hour, ok4 := digits(b[11:13])
+	minute, ok5 := digits(b[14:16])
+	sec, ok6 := digits(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || sec > 59 {
+		return 0, false
+	}
+	frac := b[19 : len(b)-1]
+	nanos := 0
+	if len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 || len(frac) > 10 {
+			return 0, false
+		}
+		n, ok := digits(frac[1:])
+		if !ok {
+			return 0, false
+		}
+		for i := len(frac) - 1; i < 9; i++ {
+			n *= 10
+		}
+		nanos = n
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nanos, time.UTC)
+	if t.Day() != day {
+		return 0, false // a day the month does not have
+	}
+	return t.UnixNano(), true
+}
+
+func digits(b []byte) (int, bool) {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // streamCache parses each distinct _stream value once per query; for data

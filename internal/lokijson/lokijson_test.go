@@ -2,6 +2,7 @@ package lokijson
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,5 +93,27 @@ func BenchmarkAppendStreams(b *testing.B) {
 			}
 			b.SetBytes(int64(len(buf)))
 		})
+	}
+}
+
+func TestAppendModelTimeMatchesFloatFormatting(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 200000; i++ {
+		ms := r.Int64N(1 << 53)
+		if i%3 == 0 {
+			ms = r.Int64N(4e12)
+		}
+		if i%7 == 0 {
+			ms -= ms % 1000
+		}
+		want := strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64)
+		if got := string(appendModelTime(nil, ms)); got != want {
+			t.Fatalf("%d ms: %s, want %s", ms, got, want)
+		}
+	}
+	for _, ms := range []int64{-1500, -1, 1 << 53, 1<<63 - 1} {
+		if got, want := string(appendModelTime(nil, ms)), strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64); got != want {
+			t.Fatalf("%d ms: %s, want %s", ms, got, want)
+		}
 	}
 }

@@ -72,6 +72,24 @@ func appendPoint(b []byte, p model.Point) []byte {
 	return append(b, "\"]"...)
 }
 
+// appendModelTime writes milliseconds as Prometheus' model.Time does:
+// seconds, the shortest decimal of float64(ms)/1000. Below 1e15 ms (2^43
+// seconds, where doubles are closer than 0.001) that is the exact decimal,
+// written without float formatting.
 func appendModelTime(b []byte, ms int64) []byte {
-	return strconv.AppendFloat(b, float64(ms)/1000, 'f', -1, 64)
+	if ms < 0 || ms >= 1e15 {
+		return strconv.AppendFloat(b, float64(ms)/1000, 'f', -1, 64)
+	}
+	b = strconv.AppendInt(b, ms/1000, 10)
+	frac := ms % 1000
+	if frac == 0 {
+		return b
+	}
+	digits := [3]byte{byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	n := 3
+	for digits[n-1] == '0' {
+		n--
+	}
+	b = append(b, '.')
+	return append(b, digits[:n]...)
 }
