@@ -93,7 +93,7 @@ func decodeRows(r io.Reader, fn func(*Row) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var p fastjson.Parser
 	var row Row
-	var line []byte
+	var line, scratch []byte
 	for {
 		var eof bool
 		var err error
@@ -102,8 +102,11 @@ func decodeRows(r io.Reader, fn func(*Row) error) error {
 			return fmt.Errorf("reading VictoriaLogs rows: %w", err)
 		}
 		if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			if err := decodeRow(&p, trimmed, &row); err != nil {
-				return err
+			var ok bool
+			if scratch, ok = scanRow(trimmed, &row, scratch[:0]); !ok {
+				if err := decodeRow(&p, trimmed, &row); err != nil {
+					return err
+				}
 			}
 			if err := fn(&row); err != nil {
 				return err
