@@ -44,18 +44,37 @@ func (ev *evaluator) streamBuckets(ctx context.Context, m *plan.RangeAgg) (value
 }
 
 // entryFields lists the fields the selected entries carry besides
-// VictoriaLogs' own and vloki's empty-line marker.
+// VictoriaLogs' own, vloki's empty-line marker and the stream fields: a
+// name every row holding it has as a stream field (as many rows hold it as
+// a field as hold it in their stream) adds nothing to a grouping by
+// _stream but its cost. Both lists are asked for at once.
 func (ev *evaluator) entryFields(ctx context.Context, m *plan.RangeAgg, lo, hi int64) ([]string, error) {
 	req := backend.MetadataRequest{Query: logsql.Query{Filter: m.Log.Pushdown}.String(), Start: lo, End: hi}
+	var streamNames []backend.ValueHits
+	var streamErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		streamNames, streamErr = ev.c.Values(ctx, ev.t, backend.StreamFieldNames, req)
+	}()
 	names, err := ev.c.Values(ctx, ev.t, backend.FieldNames, req)
+	<-done
+	if err == nil {
+		err = streamErr
+	}
 	if err != nil {
 		return nil, err
 	}
+	inStreams := make(map[string]uint64, len(streamNames))
+	for _, n := range streamNames {
+		inStreams[n.Value] = n.Hits
+	}
 	var out []string
 	for _, n := range names {
-		if !isInternalField(n.Value) && n.Value != backend.EmptyLineField {
-			out = append(out, n.Value)
+		if isInternalField(n.Value) || n.Value == backend.EmptyLineField || inStreams[n.Value] == n.Hits {
+			continue
 		}
+		out = append(out, n.Value)
 	}
 	return out, nil
 }

@@ -92,6 +92,10 @@ func TestStreamBucketsMatchRows(t *testing.T) {
 			for app, es := range byApp {
 				tg.pushJSON(t, "sb", jsonPush(map[string]string{"app": app}, es...))
 			}
+			// zone is a stream label of s3 and structured metadata of s4's
+			// entries: the pushed grouping must keep it apart.
+			tg.pushJSON(t, "sb", jsonPush(map[string]string{"app": "s3", "zone": "z1"}, byApp["s0"][:50]...))
+			tg.pushJSON(t, "sb", withMetadata(jsonPush(map[string]string{"app": "s4"}, byApp["s1"][:60]...), "zone", "z1", "z2"))
 			for _, q := range []string{
 				`count_over_time({app=~"s.*"}[5m])`,
 				`bytes_over_time({app=~"s.*"} |= "x" [7m] offset 3m)`,
@@ -118,6 +122,18 @@ func TestStreamBucketsMatchRows(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withMetadata gives the entries of a jsonPush body structured metadata
+// name, cycling through values.
+func withMetadata(body map[string]any, name string, values ...string) map[string]any {
+	stream := body["streams"].([]any)[0].(map[string]any)
+	var out [][]any
+	for i, v := range stream["values"].([][]string) {
+		out = append(out, []any{v[0], v[1], map[string]string{name: values[i%len(values)]}})
+	}
+	stream["values"] = out
+	return body
 }
 
 // compareEvaluations runs two plans of one query and requires the same
