@@ -89,7 +89,7 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	if !ok {
 		step := req.Step.Milliseconds() * 1e6
 		start, end := alignToStep(req.Start.UnixNano(), req.End.UnixNano(), step)
-		return e.metric(ctx, t, req.Expr, start, end, step)
+		return e.metric(ctx, t, req.Expr, start, end, step, req.Direction == exec.Backward)
 	}
 	f, err := e.Foreign(ctx, t, req.Start.UnixNano(), req.End.UnixNano())
 	if err != nil {
@@ -117,11 +117,12 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
 	defer cancel()
 	ts := req.Time.UnixNano()
-	return e.metric(ctx, t, req.Expr, ts, ts, 0)
+	return e.metric(ctx, t, req.Expr, ts, ts, 0, false)
 }
 
-// metric runs a metric query; step 0 makes it an instant query.
-func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, start, end, step int64) (*Result, error) {
+// metric runs a metric query; step 0 makes it an instant query. backward
+// is the request's direction, which orders the frontend's sub-queries.
+func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, start, end, step int64, backward bool) (*Result, error) {
 	se, ok := expr.(logql.SampleExpr)
 	if !ok {
 		return nil, unsupported(fmt.Sprintf("the query %s", expr))
@@ -142,6 +143,7 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
 		OrderByLabelString: step > 0 && len(ends) > 1, SplitEnds: ends,
+		Splits: splitRanges(start, end, step, se), Backward: backward,
 	})
 	if err != nil {
 		return nil, contextError(ctx, err)

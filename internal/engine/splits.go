@@ -3,6 +3,7 @@ package engine
 import (
 	"time"
 
+	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/logql"
 )
 
@@ -20,7 +21,7 @@ func frontendSplits(start, end, step int64, e logql.SampleExpr) int {
 
 // splitEnds are the last step times of each split.
 func splitEnds(start, end, step int64, e logql.SampleExpr) []int64 {
-	interval := max(splitInterval, maxRange(e))
+	interval := splitIntervalFor(e)
 	if step <= 0 {
 		return []int64{end}
 	}
@@ -45,6 +46,34 @@ func splitEnds(start, end, step int64, e logql.SampleExpr) []int64 {
 	return out
 }
 
+// splitRanges are the sub-queries Loki's frontend makes of a metric range
+// query (metricQuerySplitter.split with the default interval, start and
+// end aligned to the step): with a step at least the interval, one per
+// step, each from its step to the next; otherwise up to the last step
+// before each interval boundary. A range of one step is not split.
+func splitRanges(start, end, step int64, e logql.SampleExpr) []exec.SplitRange {
+	if step <= 0 {
+		return nil
+	}
+	interval := splitIntervalFor(e)
+	var out []exec.SplitRange
+	if step >= interval {
+		for s := start; s < end; s += step {
+			out = append(out, exec.SplitRange{Start: s, End: min(s+step, end)})
+		}
+		return out
+	}
+	for s := start; s < end; {
+		splEnd := nextIntervalBoundary(s, step, interval)
+		if splEnd+step >= end {
+			splEnd = end
+		}
+		out = append(out, exec.SplitRange{Start: s, End: splEnd})
+		s = splEnd + step
+	}
+	return out
+}
+
 func nextIntervalBoundary(t, step, interval int64) int64 {
 	next := (t/interval + 1) * interval
 	target := next - (next-t)%step
@@ -54,16 +83,29 @@ func nextIntervalBoundary(t, step, interval int64) int64 {
 	return target
 }
 
-// maxRange is the longest range (plus offset) of the query's range
-// aggregations.
+// maxRange is the longest range plus offset of the query's range
+// aggregations: how far before the first step the query reads.
 func maxRange(e logql.SampleExpr) int64 {
-	switch e := e.(type) {
-	case *logql.RangeAggregationExpr:
-		return int64(e.Left.Interval + e.Left.Offset)
-	case *logql.VectorAggregationExpr:
-		return maxRange(e.Left)
-	case *logql.BinOpExpr:
-		return max(maxRange(e.LHS), maxRange(e.RHS))
-	}
-	return 0
+	var out int64
+	logql.Walk(e, func(n logql.Expr) bool {
+		if r, ok := n.(*logql.RangeAggregationExpr); ok {
+			out = max(out, int64(r.Left.Interval+r.Left.Offset))
+		}
+		return true
+	})
+	return out
+}
+
+// splitIntervalFor is the frontend's split interval for the query: the
+// default, or the longest range when longer (reduceSplitIntervalForRangeVector;
+// offsets do not count there).
+func splitIntervalFor(e logql.SampleExpr) int64 {
+	interval := splitInterval
+	logql.Walk(e, func(n logql.Expr) bool {
+		if r, ok := n.(*logql.RangeAggregationExpr); ok {
+			interval = max(interval, int64(r.Left.Interval))
+		}
+		return true
+	})
+	return interval
 }

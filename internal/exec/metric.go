@@ -28,6 +28,11 @@ type MetricRequest struct {
 	// SplitEnds are the last step of each sub-query Loki's frontend makes;
 	// its queriers apply max_query_series to each sub-query's answer.
 	SplitEnds []int64
+	// Splits are the frontend's sub-queries of a range query, in time
+	// order, and Backward the request's direction: together they decide
+	// how the frontend merges the answers (mergeMatrixSplits).
+	Splits   []SplitRange
+	Backward bool
 }
 
 // ResultKind is Loki's resultType.
@@ -166,6 +171,7 @@ func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
 			series[j].Points = append(series[j].Points, model.Point{TimestampMs: ms(ev.steps[i]), Value: s.v})
 		}
 	}
+	series = mergeMatrixSplits(series, ev.req.Splits, ev.req.Backward)
 	if ev.req.OrderByLabelString {
 		sort.Slice(series, func(i, j int) bool { return series[i].Metric.String() < series[j].Metric.String() })
 	} else {

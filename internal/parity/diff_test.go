@@ -22,7 +22,7 @@ import (
 // (DIFF_LOKI_URL, e.g. the oracle of make parity-record) and vloki the
 // same randomly built queries and reports every difference. It explores
 // combinations the corpus does not list; DIFF_N sets how many (default
-// 200), DIFF_SEED the seed.
+// 200), DIFF_SEED the seed, DIFF_GEN=2 the second generator.
 func TestRandomDifferential(t *testing.T) {
 	loki := os.Getenv("DIFF_LOKI_URL")
 	if loki == "" {
@@ -51,9 +51,13 @@ func TestRandomDifferential(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := rand.New(rand.NewPCG(seed, 99))
+	gen := randomCase
+	if os.Getenv("DIFF_GEN") == "2" {
+		gen = randomCase2
+	}
 	failed := 0
 	for i := 0; i < n; i++ {
-		cs := randomCase(r, i)
+		cs := gen(r, i)
 		want, err := Ask(ctx, loki, "", cs)
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,93 @@
+package exec
+
+import (
+	"sort"
+
+	"github.com/vloki/vloki/internal/model"
+)
+
+// SplitRange is one sub-query of Loki's query frontend: the steps from
+// Start to End (Unix ns, both included).
+type SplitRange struct{ Start, End int64 }
+
+// mergeMatrixSplits replays how Loki's frontend assembles a range query from
+// its sub-queries' answers (prometheusCodec.MergeResponse): the answers,
+// in request order (latest first for a backward query), are sorted by the
+// first point of their first series (labels.Compare order) with Go's
+// unstable sort, then appended series by series, each answer keeping only
+// the points after the last one already there. Sub-queries of a step at
+// least the split interval overlap by one step, and an answer whose first
+// series starts one step late can then sort after its successor and lose
+// its points; Loki's clients see that, so vloki answers it too.
+func mergeMatrixSplits(series []model.Series, splits []SplitRange, backward bool) []model.Series {
+	if len(splits) < 2 {
+		return series
+	}
+	byLabels := make([]int, len(series))
+	for i := range byLabels {
+		byLabels[i] = i
+	}
+	sort.SliceStable(byLabels, func(a, b int) bool { return model.Compare(series[byLabels[a]].Metric, series[byLabels[b]].Metric) < 0 })
+	answers := make([]splitAnswer, len(splits))
+	for k, sp := range splits {
+		answers[k] = splitAnswer{split: sp, minTime: firstPointMs(series, byLabels, sp)}
+	}
+	if backward {
+		for i, j := 0, len(answers)-1; i < j; i, j = i+1, j-1 {
+			answers[i], answers[j] = answers[j], answers[i]
+		}
+	}
+	sort.Sort(byFirstTime(answers))
+	out := make([]model.Series, 0, len(series))
+	for _, s := range series {
+		var merged []model.Point
+		for _, a := range answers {
+			merged = appendAfter(merged, pointsIn(s.Points, a.split))
+		}
+		if len(merged) > 0 {
+			out = append(out, model.Series{Metric: s.Metric, Points: merged})
+		}
+	}
+	return out
+}
+
+type splitAnswer struct {
+	split   SplitRange
+	minTime int64 // ms; -1 for an answer without series
+}
+
+// byFirstTime is Loki's ordering of sub-query answers; it must stay a
+// sort.Interface so sort.Sort permutes ties exactly as Loki's does.
+type byFirstTime []splitAnswer
+
+func (a byFirstTime) Len() int           { return len(a) }
+func (a byFirstTime) Swap(i, j int)      { a[i], a[j] = a[j], a[i] }
+func (a byFirstTime) Less(i, j int) bool { return a[i].minTime < a[j].minTime }
+
+// firstPointMs is the first point of the first series (in order) with a
+// point in the split, or -1.
+func firstPointMs(series []model.Series, order []int, sp SplitRange) int64 {
+	for _, i := range order {
+		if ps := pointsIn(series[i].Points, sp); len(ps) > 0 {
+			return ps[0].TimestampMs
+		}
+	}
+	return -1
+}
+
+func pointsIn(ps []model.Point, sp SplitRange) []model.Point {
+	lo := sort.Search(len(ps), func(i int) bool { return ps[i].TimestampMs >= ms(sp.Start) })
+	hi := sort.Search(len(ps), func(i int) bool { return ps[i].TimestampMs > ms(sp.End) })
+	return ps[lo:hi]
+}
+
+// appendAfter adds the points later than the last one in dst, as Loki's
+// matrixMerge does.
+func appendAfter(dst, ps []model.Point) []model.Point {
+	if len(dst) > 0 && len(ps) > 0 {
+		last := dst[len(dst)-1].TimestampMs
+		k := sort.Search(len(ps), func(i int) bool { return ps[i].TimestampMs > last })
+		ps = ps[k:]
+	}
+	return append(dst, ps...)
+}
