@@ -139,10 +139,8 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	if err != nil {
 		return nil, err
 	}
-	ends := splitEnds(start, end, step, se)
 	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
-		OrderByLabelString: step > 0 && len(ends) > 1, SplitEnds: ends,
 		Splits: splitRanges(start, end, step, se), Backward: backward,
 	})
 	if err != nil {

@@ -10,42 +10,6 @@ import (
 // splitInterval is Loki's default split_queries_by_interval.
 const splitInterval = int64(time.Hour)
 
-// frontendSplits counts the sub-queries Loki's frontend splits a metric
-// range query into (metricQuerySplitter.split with the default interval).
-// It matters because Loki merges split answers, which orders series by
-// their label string; a single split keeps the engine's labels.Compare
-// order.
-func frontendSplits(start, end, step int64, e logql.SampleExpr) int {
-	return len(splitEnds(start, end, step, e))
-}
-
-// splitEnds are the last step times of each split.
-func splitEnds(start, end, step int64, e logql.SampleExpr) []int64 {
-	interval := splitIntervalFor(e)
-	if step <= 0 {
-		return []int64{end}
-	}
-	var out []int64
-	if step >= interval {
-		for t := start; t <= end; t += step {
-			out = append(out, t)
-		}
-		return out
-	}
-	for s := start; s < end; {
-		splEnd := nextIntervalBoundary(s, step, interval)
-		if splEnd+step >= end {
-			splEnd = end
-		}
-		out = append(out, splEnd)
-		s = splEnd + step
-	}
-	if len(out) == 0 {
-		out = []int64{end}
-	}
-	return out
-}
-
 // splitRanges are the sub-queries Loki's frontend makes of a metric range
 // query (metricQuerySplitter.split with the default interval, start and
 // end aligned to the step): with a step at least the interval, one per

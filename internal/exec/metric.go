@@ -21,16 +21,10 @@ type MetricRequest struct {
 	// SortByValue keeps an instant vector in evaluation order (the query
 	// uses sort or sort_desc), as Loki does.
 	SortByValue bool
-	// OrderByLabelString orders matrix series by label string, as Loki's
-	// frontend does when it merged several split answers; otherwise they
-	// follow Prometheus' labels.Compare, as Loki's engine does.
-	OrderByLabelString bool
-	// SplitEnds are the last step of each sub-query Loki's frontend makes;
-	// its queriers apply max_query_series to each sub-query's answer.
-	SplitEnds []int64
 	// Splits are the frontend's sub-queries of a range query, in time
-	// order, and Backward the request's direction: together they decide
-	// how the frontend merges the answers (mergeMatrixSplits).
+	// order; its queriers apply max_query_series to each sub-query's
+	// answer. With Backward, the request's direction, they decide how the
+	// frontend merges the answers (mergeMatrixSplits).
 	Splits   []SplitRange
 	Backward bool
 }
@@ -172,7 +166,9 @@ func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
 		}
 	}
 	series = mergeMatrixSplits(series, ev.req.Splits, ev.req.Backward)
-	if ev.req.OrderByLabelString {
+	if len(ev.req.Splits) > 1 {
+		// The frontend's merge orders series by label string; a single
+		// querier answer keeps Prometheus' labels.Compare order.
 		sort.Slice(series, func(i, j int) bool { return series[i].Metric.String() < series[j].Metric.String() })
 	} else {
 		sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
