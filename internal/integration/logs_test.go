@@ -182,6 +182,38 @@ func TestStartInclusiveEndExclusive(t *testing.T) {
 	}
 }
 
+// TestLimitEdgeOnWholeSecond cuts a batch at an entry on a whole second
+// (and on a whole millisecond) with later entries in the same second:
+// VictoriaLogs widens a `_time` range end written to the second or the
+// millisecond, so the edge fetch must write every digit.
+func TestLimitEdgeOnWholeSecond(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			at := base.Add(10 * time.Second)
+			tg.pushJSON(t, "edge", jsonPush(map[string]string{"app": "edge"},
+				entry{ns(at), "s0"}, entry{ns(at.Add(300 * time.Millisecond)), "s300"}, entry{ns(at.Add(700 * time.Millisecond)), "s700"},
+				entry{ns(at.Add(-time.Second + 5*time.Millisecond)), "ms5"}, entry{ns(at.Add(-time.Second + 5*time.Millisecond + 1)), "ms5+1"}))
+			cases := []struct {
+				direction string
+				limit     int
+				want      string
+			}{
+				{"backward", 3, "edge:s700,s300,s0"},
+				{"backward", 4, "edge:s700,s300,s0,ms5+1"},
+				{"forward", 1, "edge:ms5"},
+				{"forward", 2, "edge:ms5,ms5+1"},
+			}
+			for _, c := range cases {
+				r := decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "edge",
+					rangeParams(`{app="edge"}`, base, base.Add(time.Minute), c.limit, c.direction), categorize))
+				if got := summarize(r); got != c.want {
+					t.Errorf("%s limit %d: got %q want %q", c.direction, c.limit, got, c.want)
+				}
+			}
+		})
+	}
+}
+
 func TestLineFilters(t *testing.T) {
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
