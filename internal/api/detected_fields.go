@@ -88,9 +88,10 @@ func (s *Server) detectedFields(w http.ResponseWriter, r *http.Request) {
 		out = append(out, f)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Label < out[j].Label })
-	body := map[string]any{"fields": out}
+	// Loki leaves out an empty list (and the limit) altogether: {}.
+	body := map[string]any{}
 	if len(out) > 0 {
-		body["limit"] = q.Limit
+		body["fields"], body["limit"] = out, q.Limit
 	}
 	writeJSON(w, body)
 }
@@ -126,9 +127,9 @@ func (s *Server) detectedFieldValues(w http.ResponseWriter, r *http.Request) {
 		out = append(out, v)
 	}
 	sort.Strings(out)
-	body := map[string]any{"values": out}
+	body := map[string]any{}
 	if len(out) > 0 {
-		body["limit"] = q.Limit
+		body["values"], body["limit"] = out, q.Limit
 	}
 	writeJSON(w, body)
 }

@@ -32,6 +32,7 @@ func statusOf(err error) int {
 		he  *loghttp.Error
 		ee  *engine.Error
 		qe  *logql.ParseError
+		ke  *logql.QueryKindError
 		ue  *logql.UnsupportedError
 		le  *exec.LimitError
 		ple *exec.PipelineError
@@ -45,7 +46,7 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	case errors.As(err, &ee):
 		return ee.Status
-	case errors.As(err, &qe):
+	case errors.As(err, &qe), errors.As(err, &ke):
 		return http.StatusBadRequest
 	case errors.As(err, &ue):
 		return http.StatusNotImplemented

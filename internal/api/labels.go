@@ -76,11 +76,11 @@ func selectorFilter(query string, f *foreign.Config) (string, error) {
 	if query == "" {
 		return "*", nil
 	}
-	sel, err := logql.ParseLogSelector(query, true)
+	ms, err := logql.ParseMatchers(query, true)
 	if err != nil {
 		return "", err
 	}
-	return plan.SelectorQuery(sel.Matchers(), f), nil
+	return plan.SelectorQuery(ms, f), nil
 }
 
 // series serves /series: the label sets of streams matching any selector.
@@ -94,6 +94,13 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		writeError(w, err)
 		return
+	}
+	for _, m := range q.Matchers {
+		// Loki checks every group's kind before validating any.
+		if _, err := logql.ParseMatchers(m, false); err != nil {
+			writeError(w, err)
+			return
+		}
 	}
 	filters := []string{"*"}
 	if len(q.Matchers) > 0 {

@@ -16,7 +16,7 @@ func (s *Server) patterns(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	if _, err := logql.ParseLogSelector(q.Query, true); err != nil {
+	if _, err := logql.ParseMatchers(q.Query, true); err != nil {
 		writeError(w, err)
 		return
 	}

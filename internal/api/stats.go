@@ -21,7 +21,7 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	sel, err := logql.ParseLogSelector(q.Query, true)
+	ms, err := logql.ParseMatchers(q.Query, true)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -32,7 +32,7 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	query := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: q.Start.UnixNano(), End: q.End.UnixNano() - 1}, plan.StreamFilter(sel.Matchers(), f)},
+		Filter: logsql.And{logsql.TimeRange{Start: q.Start.UnixNano(), End: q.End.UnixNano() - 1}, plan.StreamFilter(ms, f)},
 		Pipes:  []logsql.Pipe{logsql.IndexStats{Exclude: backend.EmptyLineField}},
 	}
 	var streams, entries, bytes int64

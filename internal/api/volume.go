@@ -27,7 +27,7 @@ func (s *Server) volume(isRange bool) http.HandlerFunc {
 			writeError(w, err)
 			return
 		}
-		sel, err := logql.ParseLogSelector(q.Query, true)
+		ms, err := logql.ParseMatchers(q.Query, true)
 		if err != nil {
 			writeError(w, err)
 			return
@@ -37,10 +37,10 @@ func (s *Server) volume(isRange bool) http.HandlerFunc {
 			writeError(w, err)
 			return
 		}
-		groups := volumeLabels(q, sel.Matchers())
+		groups := volumeLabels(q, ms)
 		series := map[string]*model.Series{}
 		for _, b := range volumeBuckets(q) {
-			if err := s.volumeBucket(r.Context(), q, volumeSelector{sel.Matchers(), f}, groups, b, series); err != nil {
+			if err := s.volumeBucket(r.Context(), q, volumeSelector{ms, f}, groups, b, series); err != nil {
 				writeError(w, err)
 				return
 			}

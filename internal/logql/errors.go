@@ -16,6 +16,12 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("parse error at line %d, col %d: %s", e.Line, e.Col, e.Msg)
 }
 
+// QueryKindError is a valid query of a kind the endpoint does not take
+// (Loki answers 400).
+type QueryKindError struct{ Msg string }
+
+func (e *QueryKindError) Error() string { return e.Msg }
+
 // UnsupportedError names a valid LogQL construct vloki cannot answer yet.
 type UnsupportedError struct {
 	What string

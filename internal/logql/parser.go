@@ -60,32 +60,44 @@ func parseWith(p *parser) (Expr, error) {
 	return e, nil
 }
 
-// ParseLogSelector parses a log query; validate applies Loki's matcher rule.
+// ParseLogSelector parses a log query; with validate the whole query is
+// checked first, as Loki's ParseExpr checks it.
 func ParseLogSelector(input string, validate bool) (LogSelectorExpr, error) {
-	e, err := parseUnvalidated(input)
+	var e Expr
+	var err error
+	if validate {
+		e, err = ParseExpr(input)
+	} else {
+		e, err = parseUnvalidated(input)
+	}
 	if err != nil {
 		return nil, err
 	}
 	sel, ok := e.(LogSelectorExpr)
 	if !ok {
-		return nil, constError("only log selector is supported")
-	}
-	if validate {
-		if err := validateMatchers(sel.Matchers()); err != nil {
-			return nil, err
-		}
+		return nil, &QueryKindError{Msg: "only log selector is supported"}
 	}
 	return sel, nil
 }
 
-// ParseMatchers parses a selector with no pipeline, for /series.
+// ParseMatchers parses a selector with no pipeline, as Loki's endpoints
+// that take only label matchers do (labels, label values, series, volume,
+// index stats, detected labels, patterns): with validate, the whole query
+// is checked first, as ParseExpr checks it.
 func ParseMatchers(input string, validate bool) ([]*Matcher, error) {
-	sel, err := ParseLogSelector(input, validate)
+	var e Expr
+	var err error
+	if validate {
+		e, err = ParseExpr(input)
+	} else {
+		e, err = parseUnvalidated(input)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(sel.Stages()) > 0 {
-		return nil, constError("only label matchers are supported")
+	sel, ok := e.(LogSelectorExpr)
+	if !ok || len(sel.Stages()) > 0 {
+		return nil, &QueryKindError{Msg: "only label matchers are supported"}
 	}
 	return sel.Matchers(), nil
 }

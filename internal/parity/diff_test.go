@@ -66,12 +66,22 @@ func TestRandomDifferential(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if bothPipelineErrors(want, got) {
+			// Loki names whichever failing series one of its concurrent
+			// sub-queries meets first: asked again, it names another.
+			continue
+		}
 		if diffs := Compare(cs, want, got); len(diffs) > 0 {
 			failed++
 			t.Errorf("%s %v\n  %s", cs.Endpoint, cs.Params, clip(strings.Join(diffs, "; ")))
 		}
 	}
 	t.Logf("%d of %d random queries differ", failed, n)
+}
+
+func bothPipelineErrors(a, b Answer) bool {
+	const prefix = "pipeline error: '"
+	return a.Status == 400 && b.Status == 400 && strings.HasPrefix(a.Body, prefix) && strings.HasPrefix(b.Body, prefix)
 }
 
 type source struct {
