@@ -28,7 +28,7 @@ bench:
 ## bench-compare: long-range metric queries through vloki, VictoriaLogs directly and a fresh Loki v3.7.8
 bench-compare:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID; while kill -0 $$LOKI_PID 2>/dev/null; do sleep 0.2; done; rm -rf $$LOKI_DATA' EXIT; \
-	  VLOKI_BENCH_COMPARE=1 LOKI_BENCH_URL=$$LOKI_URL $(GO) test -run '^$$' -bench BenchmarkCompare -benchtime 10x -timeout 60m ./internal/parity/
+	  VLOKI_BENCH_COMPARE=1 LOKI_BENCH_URL=$$LOKI_URL $(GO) test -run '^$$' -bench BenchmarkCompare -benchtime $${BENCH_RUNS:-10}x -timeout 60m ./internal/parity/
 
 ## parity-record: record Loki v3.7.8's answers to the corpus (builds Loki; not part of CI)
 parity-record:
