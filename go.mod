@@ -9,13 +9,17 @@ require (
 	github.com/dustin/go-humanize v1.0.1
 	github.com/go-logfmt/logfmt v0.6.1
 	github.com/golang/snappy v1.0.0
+	github.com/google/uuid v1.6.0
+	github.com/gorilla/websocket v1.5.3
 	github.com/grafana/jsonparser v0.0.0-20241004153430-023329977675
 	github.com/grafana/loki/pkg/push v0.0.0-20250630054201-94c0ba7b0952
 	github.com/grafana/regexp v0.0.0-20240518133315-a468a5bfb3bc
 	github.com/klauspost/compress v1.20.3
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0
+	github.com/prometheus/otlptranslator v1.0.0
 	github.com/valyala/fastjson v1.6.4
+	go4.org/netipx v0.0.0-20230125063823-8449b0a6169f
 	gopkg.in/yaml.v3 v3.0.1
 )
 
@@ -28,13 +32,11 @@ require (
 	github.com/VictoriaMetrics/metricsql v0.84.6 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
-	github.com/google/uuid v1.6.0 // indirect
 	github.com/huandu/xstrings v1.5.0 // indirect
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
-	github.com/prometheus/otlptranslator v1.0.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
 	github.com/shopspring/decimal v1.4.0 // indirect
 	github.com/spf13/cast v1.7.0 // indirect
@@ -44,7 +46,6 @@ require (
 	github.com/valyala/gozstd v1.22.0 // indirect
 	github.com/valyala/histogram v1.2.0 // indirect
 	github.com/valyala/quicktemplate v1.8.0 // indirect
-	go4.org/netipx v0.0.0-20230125063823-8449b0a6169f // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/net v0.61.0 // indirect
 	golang.org/x/oauth2 v0.37.0 // indirect

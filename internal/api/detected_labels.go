@@ -5,12 +5,10 @@ import (
 	"net/http"
 	"sort"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/loghttp"
 )
 
 // staticLabels are kept whatever their values, as Loki keeps them.
@@ -25,9 +23,8 @@ type detectedLabel struct {
 // matching streams with its number of values, less labels whose values
 // all look like IDs (numbers or UUIDs), as Loki's querier filters them.
 func (s *Server) detectedLabels(w http.ResponseWriter, r *http.Request) {
-	q, err := loghttp.ParseLabelQuery(r, time.Now())
-	if err != nil {
-		writeError(w, err)
+	q, ok := s.labelQuery(w, r)
+	if !ok {
 		return
 	}
 	f, err := s.foreign(r.Context(), q.Start, q.End)

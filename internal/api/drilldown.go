@@ -11,6 +11,7 @@ import (
 type DrilldownLimits struct {
 	MaxEntriesLimitPerQuery int
 	MaxQuerySeries          int
+	MaxQueryLength          string
 	QueryTimeout            string
 	DiscoverServiceName     []string
 	DiscoverLogLevels       bool
@@ -35,7 +36,7 @@ func (s *Server) drilldownLimits(w http.ResponseWriter, r *http.Request) {
 			"max_entries_limit_per_query": l.MaxEntriesLimitPerQuery,
 			"max_line_size_truncate":      false,
 			"max_query_bytes_read":        "0B",
-			"max_query_length":            "30d1h",
+			"max_query_length":            l.MaxQueryLength,
 			"max_query_lookback":          "0s",
 			"max_query_range":             "0s",
 			"max_query_series":            l.MaxQuerySeries,

@@ -15,22 +15,30 @@ import (
 
 // labels serves /labels: the stream label names in the range.
 func (s *Server) labels(w http.ResponseWriter, r *http.Request) {
-	q, err := loghttp.ParseLabelQuery(r, time.Now())
-	if err != nil {
-		writeError(w, err)
-		return
+	if q, ok := s.labelQuery(w, r); ok {
+		s.writeValues(w, r, q, backend.StreamFieldNames, "")
 	}
-	s.writeValues(w, r, q, backend.StreamFieldNames, "")
 }
 
 // labelValues serves /label/{name}/values.
 func (s *Server) labelValues(w http.ResponseWriter, r *http.Request) {
+	if q, ok := s.labelQuery(w, r); ok {
+		s.writeValues(w, r, q, backend.StreamFieldValues, r.PathValue("name"))
+	}
+}
+
+// labelQuery reads a labels-shaped request and applies max_query_length,
+// answering the client on errors.
+func (s *Server) labelQuery(w http.ResponseWriter, r *http.Request) (*loghttp.LabelQuery, bool) {
 	q, err := loghttp.ParseLabelQuery(r, time.Now())
+	if err == nil {
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
+	}
 	if err != nil {
 		writeError(w, err)
-		return
+		return nil, false
 	}
-	s.writeValues(w, r, q, backend.StreamFieldValues, r.PathValue("name"))
+	return q, true
 }
 
 func (s *Server) writeValues(w http.ResponseWriter, r *http.Request, q *loghttp.LabelQuery, endpoint, field string) {
@@ -101,6 +109,10 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 			writeError(w, err)
 			return
 		}
+	}
+	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength); err != nil {
+		writeError(w, err)
+		return
 	}
 	filters := []string{"*"}
 	if len(q.Matchers) > 0 {

@@ -19,6 +19,9 @@ func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	expr, err := s.parseQuery(q.Query, q.Limit)
+	if err == nil {
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
+	}
 	if err != nil {
 		writeError(w, err)
 		return

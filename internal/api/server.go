@@ -6,6 +6,7 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
@@ -26,6 +27,8 @@ type Deps struct {
 	MaxPushBodyBytes int64
 	// MaxEntriesLimitPerQuery is Loki's max_entries_limit_per_query.
 	MaxEntriesLimitPerQuery int
+	// MaxQueryLength is Loki's max_query_length (0: unlimited).
+	MaxQueryLength time.Duration
 	// Ready reports whether the backend can serve; nil means always.
 	Ready func() error
 	// DrilldownLimits are reported to Logs Drilldown.
@@ -62,6 +65,7 @@ func (s *Server) routes() []route {
 		{"/api/prom/push", "push", s.push},
 		{"/loki/api/v1/query_range", "query_range", q(s.queryRange)},
 		{"/loki/api/v1/query", "query", q(s.queryInstant)},
+		{"/loki/api/v1/tail", "tail", q(s.tail)},
 		{"/loki/api/v1/labels", "labels", q(s.labels)},
 		{"/loki/api/v1/label", "labels", q(s.labels)},
 		{"/loki/api/v1/label/{name}/values", "label_values", q(s.labelValues)},

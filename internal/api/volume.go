@@ -28,6 +28,10 @@ func (s *Server) volume(isRange bool) http.HandlerFunc {
 			return
 		}
 		ms, err := logql.ParseMatchers(q.Query, true)
+		if err == nil {
+			// Loki's volume requests count whole seconds.
+			err = loghttp.CheckQueryLength(q.Start.Unix()*1000, q.End.Unix()*1000, s.d.MaxQueryLength)
+		}
 		if err != nil {
 			writeError(w, err)
 			return

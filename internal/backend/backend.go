@@ -24,9 +24,12 @@ type Tenant struct {
 
 // Client calls VictoriaLogs.
 type Client struct {
-	base    *url.URL
-	http    *http.Client
-	observe func(endpoint string, d time.Duration, err error)
+	base *url.URL
+	http *http.Client
+	// streaming has no overall timeout: live tails last as long as their
+	// context.
+	streaming *http.Client
+	observe   func(endpoint string, d time.Duration, err error)
 }
 
 // Options configure a Client.
@@ -66,7 +69,7 @@ func New(baseURL string, rt http.RoundTripper, opts Options) (*Client, error) {
 	if observe == nil {
 		observe = func(string, time.Duration, error) {}
 	}
-	return &Client{base: u, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, observe: observe}, nil
+	return &Client{base: u, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, streaming: &http.Client{Transport: rt}, observe: observe}, nil
 }
 
 // Error is a non-2xx answer from VictoriaLogs.
@@ -83,6 +86,10 @@ func (e *Error) Error() string {
 // do sends a request and returns the response when VictoriaLogs answered
 // 2xx. The caller closes the body.
 func (c *Client) do(ctx context.Context, t Tenant, method, path string, form url.Values, body io.Reader, hdr http.Header) (*http.Response, error) {
+	return c.send(c.http, ctx, t, method, path, form, body, hdr)
+}
+
+func (c *Client) send(client *http.Client, ctx context.Context, t Tenant, method, path string, form url.Values, body io.Reader, hdr http.Header) (*http.Response, error) {
 	u := *c.base
 	u.Path += path
 	if method == http.MethodGet || body != nil {
@@ -100,7 +107,7 @@ func (c *Client) do(ctx context.Context, t Tenant, method, path string, form url
 	}
 	req.Header.Set("AccountID", strconv.FormatUint(uint64(t.AccountID), 10))
 	req.Header.Set("ProjectID", strconv.FormatUint(uint64(t.ProjectID), 10))
-	resp, err := c.http.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ type Limits struct {
 	MaxEntriesLimitPerQuery int           `yaml:"max_entries_limit_per_query"`
 	MaxQuerySeries          int           `yaml:"max_query_series"`
 	QueryTimeout            time.Duration `yaml:"query_timeout"`
+	MaxQueryLength          time.Duration `yaml:"max_query_length"`
 	MaxLineSize             int           `yaml:"max_line_size"`
 	MaxPushBodyBytes        int64         `yaml:"max_push_body_bytes"`
 	DiscoverServiceName     []string      `yaml:"discover_service_name"`
@@ -87,6 +88,7 @@ func Default() Config {
 			MaxEntriesLimitPerQuery: 5000,
 			MaxQuerySeries:          500,
 			QueryTimeout:            time.Minute,
+			MaxQueryLength:          721 * time.Hour,
 			MaxLineSize:             256 * 1024,
 			MaxPushBodyBytes:        64 << 20,
 			DiscoverLogLevels:       true,

@@ -19,6 +19,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.Limits.MaxEntriesLimitPerQuery, "limits.max-entries-limit-per-query", c.Limits.MaxEntriesLimitPerQuery, "maximum limit of a log query")
 	fs.IntVar(&c.Limits.MaxQuerySeries, "limits.max-query-series", c.Limits.MaxQuerySeries, "maximum series of a metric query")
 	fs.DurationVar(&c.Limits.QueryTimeout, "limits.query-timeout", c.Limits.QueryTimeout, "query timeout")
+	fs.DurationVar(&c.Limits.MaxQueryLength, "limits.max-query-length", c.Limits.MaxQueryLength, "longest time range a query may span (0: unlimited)")
 	fs.IntVar(&c.Limits.MaxLineSize, "limits.max-line-size", c.Limits.MaxLineSize, "maximum pushed line size in bytes (0: unlimited)")
 	fs.Int64Var(&c.Limits.MaxPushBodyBytes, "limits.max-push-body-bytes", c.Limits.MaxPushBodyBytes, "maximum decompressed push body")
 	fs.BoolVar(&c.Limits.DiscoverLogLevels, "limits.discover-log-levels", c.Limits.DiscoverLogLevels, "add detected_level structured metadata at ingestion, like Loki")

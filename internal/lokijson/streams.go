@@ -97,3 +97,22 @@ func hasFlag(flags []string, f string) bool {
 	}
 	return false
 }
+
+// AppendTail writes one tail message (pkg/util/marshal EncodeTailResult):
+// the streams, then encodingFlags when the request carried any.
+func AppendTail(b []byte, streams []model.Stream, flags []string) []byte {
+	categorize := hasFlag(flags, "categorize-labels")
+	b = append(b, `{"streams":[`...)
+	for i := range streams {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendStream(b, &streams[i], categorize)
+	}
+	b = append(b, ']')
+	if len(flags) > 0 {
+		b = append(b, `,"encodingFlags":`...)
+		b = appendStringArray(b, flags)
+	}
+	return append(b, '}')
+}

@@ -28,7 +28,13 @@ func randomCase2(r *rand.Rand, i int) Case {
 		}
 		return c
 	}
-	c.Params["step"] = pickOne(r, []string{"15", "45", "60", "120", "300", "3600"})
+	c.Params["step"] = pickOne(r, []string{"15", "45", "60", "120", "300", "3600", "7200", "1m30s", ""})
+	if c.Params["step"] == "" {
+		delete(c.Params, "step") // Loki's default step
+	}
+	if r.IntN(4) == 0 {
+		c.Params["direction"] = "forward" // orders the frontend's merge
+	}
 	m := randomMetric2(r, s)
 	switch r.IntN(10) {
 	case 0, 1:

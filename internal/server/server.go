@@ -81,10 +81,12 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
+		MaxQueryLength:          cfg.Limits.MaxQueryLength,
 		DrilldownLimits: api.DrilldownLimits{
 			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 			MaxQuerySeries:          cfg.Limits.MaxQuerySeries,
 			QueryTimeout:            model.Duration(cfg.Limits.QueryTimeout).String(),
+			MaxQueryLength:          model.Duration(cfg.Limits.MaxQueryLength).String(),
 			DiscoverServiceName:     limits.DiscoverServiceName,
 			DiscoverLogLevels:       limits.DiscoverLogLevels,
 			LogLevelFields:          limits.LogLevelFields,
