@@ -2,12 +2,12 @@ package api
 
 import (
 	"bufio"
-	"errors"
-	"net"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
