@@ -73,7 +73,7 @@ func (s *entryState) groupedLabels(full model.Labels, groups []string, without, 
 	}
 	out := make(model.Labels, 0, len(groups))
 	for _, g := range groups {
-		if v, _ := s.Label(g); v != "" {
+		if v, ok := s.Label(g); ok {
 			out = append(out, model.Label{Name: g, Value: v})
 		}
 	}
