@@ -63,13 +63,7 @@ func parseWith(p *parser) (Expr, error) {
 // ParseLogSelector parses a log query; with validate the whole query is
 // checked first, as Loki's ParseExpr checks it.
 func ParseLogSelector(input string, validate bool) (LogSelectorExpr, error) {
-	var e Expr
-	var err error
-	if validate {
-		e, err = ParseExpr(input)
-	} else {
-		e, err = parseUnvalidated(input)
-	}
+	e, err := parseMaybeValidated(input, validate)
 	if err != nil {
 		return nil, err
 	}
@@ -85,13 +79,7 @@ func ParseLogSelector(input string, validate bool) (LogSelectorExpr, error) {
 // index stats, detected labels, patterns): with validate, the whole query
 // is checked first, as ParseExpr checks it.
 func ParseMatchers(input string, validate bool) ([]*Matcher, error) {
-	var e Expr
-	var err error
-	if validate {
-		e, err = ParseExpr(input)
-	} else {
-		e, err = parseUnvalidated(input)
-	}
+	e, err := parseMaybeValidated(input, validate)
 	if err != nil {
 		return nil, err
 	}
@@ -100,6 +88,13 @@ func ParseMatchers(input string, validate bool) ([]*Matcher, error) {
 		return nil, &QueryKindError{Msg: "only label matchers are supported"}
 	}
 	return sel.Matchers(), nil
+}
+
+func parseMaybeValidated(input string, validate bool) (Expr, error) {
+	if validate {
+		return ParseExpr(input)
+	}
+	return parseUnvalidated(input)
 }
 
 // validateMatchers requires a matcher that cannot match the empty string.
