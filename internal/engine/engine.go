@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
@@ -20,6 +22,9 @@ import (
 type Limits struct {
 	MaxQuerySeries int
 	QueryTimeout   time.Duration
+	// MaxQueryLength bounds each sub-query's span plus its longest range,
+	// as Loki's queriers check it (0: unlimited).
+	MaxQueryLength time.Duration
 }
 
 // Engine runs queries against one backend.
@@ -131,6 +136,10 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	if errors.As(logql.Refusal(se), &refused) {
 		return nil, &Error{Status: refused.Status, Msg: refused.Msg}
 	}
+	splits := splitRanges(start, end, step, se)
+	if err := e.checkSplitLengths(splits, start, end, se, backward); err != nil {
+		return nil, err
+	}
 	f, err := e.Foreign(ctx, t, start-maxRange(se), end)
 	if err != nil {
 		return nil, contextError(ctx, err)
@@ -141,13 +150,41 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	}
 	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
-		Splits: splitRanges(start, end, step, se), Backward: backward,
+		Splits: splits, Backward: backward,
 	})
 	if err != nil {
 		return nil, contextError(ctx, err)
 	}
 	return &Result{Metric: res}, nil
 }
+
+// checkSplitLengths is the max_query_length check of Loki's queriers: a
+// sub-query reads from its start less the longest range to its end
+// (offsets shift both). The first failing sub-query in request order
+// names its length.
+func (e *Engine) checkSplitLengths(splits []exec.SplitRange, start, end int64, se logql.SampleExpr, backward bool) error {
+	if e.limits.MaxQueryLength <= 0 || step0(start, end, splits) {
+		return nil
+	}
+	if len(splits) == 0 {
+		splits = []exec.SplitRange{{Start: start, End: end}}
+	}
+	longest := longestRange(se)
+	for i := range splits {
+		sp := splits[i]
+		if backward {
+			sp = splits[len(splits)-1-i]
+		}
+		length := time.Duration(sp.End - sp.Start + longest)
+		if length > e.limits.MaxQueryLength {
+			return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("the query time range exceeds the limit (query length: %s, limit: %s)", length, model.Duration(e.limits.MaxQueryLength))}
+		}
+	}
+	return nil
+}
+
+// step0 reports an instant query, which this check leaves alone.
+func step0(start, end int64, splits []exec.SplitRange) bool { return start == end && len(splits) == 0 }
 
 // sortsByValue reports a sort or sort_desc anywhere in the query, which
 // makes Loki keep an instant vector in value order.

@@ -64,12 +64,18 @@ func maxRange(e logql.SampleExpr) int64 {
 // default, or the longest range when longer (reduceSplitIntervalForRangeVector;
 // offsets do not count there).
 func splitIntervalFor(e logql.SampleExpr) int64 {
-	interval := splitInterval
+	return max(splitInterval, longestRange(e))
+}
+
+// longestRange is the longest range of the query's range aggregations,
+// without offsets.
+func longestRange(e logql.SampleExpr) int64 {
+	var out int64
 	logql.Walk(e, func(n logql.Expr) bool {
 		if r, ok := n.(*logql.RangeAggregationExpr); ok {
-			interval = max(interval, int64(r.Left.Interval))
+			out = max(out, int64(r.Left.Interval))
 		}
 		return true
 	})
-	return interval
+	return out
 }
