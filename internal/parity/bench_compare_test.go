@@ -87,7 +87,8 @@ func rangeURLSpan(base, query, end, step string) string {
 }
 
 // compareCase is one LogQL query and the LogsQL asking VictoriaLogs for
-// the same work.
+// the same work: per-series counts group by stream and by the structured
+// metadata (detected_level) that splits Loki's series.
 type compareCase struct {
 	name, logql, end, step, logsql string
 }
@@ -101,7 +102,7 @@ func compareCases() []compareCase {
 		{"count_7d", `sum by (app) (count_over_time({namespace="shop"}[1h]))`, "@168h", "3600",
 			`_time:[` + day + `, ` + week + `) {namespace="shop"} | stats by (_time:1h, app) count() as c`},
 		{"count_streams_7d", `count_over_time({namespace="edge"}[1h])`, "@168h", "3600",
-			`_time:[` + day + `, ` + week + `) {namespace="edge"} | stats by (_time:1h, _stream) count() as c`},
+			`_time:[` + day + `, ` + week + `) {namespace="edge"} | stats by (_time:1h, _stream, detected_level) count() as c`},
 		{"quantile_unwrap_24h", `quantile_over_time(0.99, {app="search", component="query"} | logfmt | unwrap duration(took) [5m]) by (cache)`, "@24h", "300",
 			`_time:[` + day + `, ` + dayEnd + `) {app="search", component="query"} | unpack_logfmt fields (took, cache) | stats by (_time:5m, cache) quantile(0.99, took) as q`},
 	}
