@@ -63,7 +63,7 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 		closeTail(conn, err)
 		return
 	}
-	if !sendTail(conn, exec.Ascending(hist.Streams), flags) {
+	if !sendTail(conn, exec.TailEntries(hist.Streams), flags) {
 		return
 	}
 	s.streamTail(ctx, conn, live, liveErr, flags)
@@ -135,15 +135,19 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 	}
 }
 
-// sendTail writes one message when there is anything to send; false when
-// the connection failed.
-func sendTail(conn *websocket.Conn, streams []model.Stream, flags loghttp.Flags) bool {
-	if len(streams) == 0 {
-		return true
-	}
-	if err := conn.WriteMessage(websocket.TextMessage, lokijson.AppendTail(nil, streams, flags)); err != nil {
-		closeTail(conn, err)
-		return false
+// tailMessageEntries is Loki's maxEntriesPerTailResponse.
+const tailMessageEntries = 100
+
+// sendTail writes the entries (one stream object each), at most 100 a
+// message; false when the connection failed.
+func sendTail(conn *websocket.Conn, entries []model.Stream, flags loghttp.Flags) bool {
+	for len(entries) > 0 {
+		n := min(len(entries), tailMessageEntries)
+		if err := conn.WriteMessage(websocket.TextMessage, lokijson.AppendTail(nil, entries[:n], flags)); err != nil {
+			closeTail(conn, err)
+			return false
+		}
+		entries = entries[n:]
 	}
 	return true
 }

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"math"
+	"sort"
 	"sync"
 	"time"
 
@@ -47,7 +48,8 @@ func (tl *Tail) Run(ctx context.Context, c *backend.Client, t backend.Tenant, de
 	})
 }
 
-// Take returns the entries that arrived since the last call, by stream.
+// Take returns the entries that arrived since the last call, as Loki's
+// tail sends them (TailEntries).
 func (tl *Tail) Take() []model.Stream {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
@@ -55,16 +57,24 @@ func (tl *Tail) Take() []model.Stream {
 	next := newCollector(tl.col.req)
 	next.last = tl.col.last // a duplicate of the last entry is still one
 	tl.col = next
-	return res.Streams
+	return TailEntries(res.Streams)
 }
 
-// Ascending puts a backward log answer's entries in time order, as Loki's
-// tail sends its history.
-func Ascending(streams []model.Stream) []model.Stream {
+// TailEntries lays entries out as Loki's tailer does: one stream object
+// per entry, in time order (ties by stream labels).
+func TailEntries(streams []model.Stream) []model.Stream {
+	var out []model.Stream
 	for _, s := range streams {
-		for i, j := 0, len(s.Entries)-1; i < j; i, j = i+1, j-1 {
-			s.Entries[i], s.Entries[j] = s.Entries[j], s.Entries[i]
+		for _, e := range s.Entries {
+			out = append(out, model.Stream{Labels: s.Labels, Entries: []model.Entry{e}})
 		}
 	}
-	return streams
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := out[i].Entries[0].TimestampNs, out[j].Entries[0].TimestampNs
+		if a != b {
+			return a < b
+		}
+		return out[i].Labels.String() < out[j].Labels.String()
+	})
+	return out
 }

@@ -46,8 +46,13 @@ func TestTail(t *testing.T) {
 				"start": {ns(now.Add(-time.Hour))}}
 			conn := dialTail(t, tg, params)
 			defer conn.Close()
-			if got := strings.Join(readTail(t, conn).lines(), "|"); got != "tail: x old2|tail: x old3" {
+			hist := readTail(t, conn)
+			if got := strings.Join(hist.lines(), "|"); got != "tail: x old2|tail: x old3" {
 				t.Fatalf("history: %q", got)
+			}
+			// Loki's tailer sends one stream object per entry.
+			if len(hist.Streams) != 2 || len(hist.Streams[0].Values) != 1 {
+				t.Fatalf("history layout: %+v", hist)
 			}
 			tg.pushJSON(t, "tail", jsonPush(map[string]string{"app": "tail"}, entry{ns(time.Now()), "x live"}, entry{ns(time.Now()), "y live"}))
 			if got := strings.Join(readTail(t, conn).lines(), "|"); got != "tail: x live" {
