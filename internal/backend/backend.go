@@ -86,10 +86,11 @@ func (e *Error) Error() string {
 // do sends a request and returns the response when VictoriaLogs answered
 // 2xx. The caller closes the body.
 func (c *Client) do(ctx context.Context, t Tenant, method, path string, form url.Values, body io.Reader, hdr http.Header) (*http.Response, error) {
-	return c.send(c.http, ctx, t, method, path, form, body, hdr)
+	return c.send(ctx, c.http, t, method, path, form, body, hdr)
 }
 
-func (c *Client) send(client *http.Client, ctx context.Context, t Tenant, method, path string, form url.Values, body io.Reader, hdr http.Header) (*http.Response, error) {
+// send is do through the given client (the streaming one for live tails).
+func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method, path string, form url.Values, body io.Reader, hdr http.Header) (*http.Response, error) {
 	u := *c.base
 	u.Path += path
 	if method == http.MethodGet || body != nil {

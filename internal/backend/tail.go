@@ -25,7 +25,7 @@ func (c *Client) Tail(ctx context.Context, t Tenant, q TailRequest, fn func(*Row
 	if q.Delay > time.Second {
 		form.Set("offset", strconv.FormatInt(q.Delay.Milliseconds(), 10)+"ms")
 	}
-	resp, err := c.send(c.streaming, ctx, t, http.MethodPost, "/select/logsql/tail", form, nil, nil)
+	resp, err := c.send(ctx, c.streaming, t, http.MethodPost, "/select/logsql/tail", form, nil, nil)
 	if err != nil {
 		return err
 	}

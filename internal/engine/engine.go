@@ -137,8 +137,10 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 		return nil, &Error{Status: refused.Status, Msg: refused.Msg}
 	}
 	splits := splitRanges(start, end, step, se)
-	if err := e.checkSplitLengths(splits, start, end, se, backward); err != nil {
-		return nil, err
+	if step > 0 {
+		if err := e.checkSplitLengths(splits, start, end, se, backward); err != nil {
+			return nil, err
+		}
 	}
 	f, err := e.Foreign(ctx, t, start-maxRange(se), end)
 	if err != nil {
@@ -158,12 +160,12 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	return &Result{Metric: res}, nil
 }
 
-// checkSplitLengths is the max_query_length check of Loki's queriers: a
-// sub-query reads from its start less the longest range to its end
-// (offsets shift both). The first failing sub-query in request order
-// names its length.
+// checkSplitLengths is the max_query_length check of Loki's queriers on
+// a range query: a sub-query (the whole query when unsplit) reads from its
+// start less the longest range to its end (offsets shift both). The first
+// failing sub-query in request order names its length.
 func (e *Engine) checkSplitLengths(splits []exec.SplitRange, start, end int64, se logql.SampleExpr, backward bool) error {
-	if e.limits.MaxQueryLength <= 0 || step0(start, end, splits) {
+	if e.limits.MaxQueryLength <= 0 {
 		return nil
 	}
 	if len(splits) == 0 {
@@ -182,9 +184,6 @@ func (e *Engine) checkSplitLengths(splits []exec.SplitRange, start, end int64, s
 	}
 	return nil
 }
-
-// step0 reports an instant query, which this check leaves alone.
-func step0(start, end int64, splits []exec.SplitRange) bool { return start == end && len(splits) == 0 }
 
 // sortsByValue reports a sort or sort_desc anywhere in the query, which
 // makes Loki keep an instant vector in value order.

@@ -38,6 +38,10 @@ func mergeMatrixSplits(series []model.Series, splits []SplitRange, backward bool
 		}
 	}
 	sort.Sort(byFirstTime(answers))
+	if chronological(answers) {
+		// Merged in time order, the answers give back every point once.
+		return series
+	}
 	out := make([]model.Series, 0, len(series))
 	for _, s := range series {
 		var merged []model.Point
@@ -63,6 +67,15 @@ type byFirstTime []splitAnswer
 func (a byFirstTime) Len() int           { return len(a) }
 func (a byFirstTime) Swap(i, j int)      { a[i], a[j] = a[j], a[i] }
 func (a byFirstTime) Less(i, j int) bool { return a[i].minTime < a[j].minTime }
+
+func chronological(answers []splitAnswer) bool {
+	for i := 1; i < len(answers); i++ {
+		if answers[i].split.Start < answers[i-1].split.Start {
+			return false
+		}
+	}
+	return true
+}
 
 // firstPointMs is the first point of the first series (in order) with a
 // point in the split, or -1.
