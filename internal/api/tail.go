@@ -2,9 +2,8 @@ package api
 
 import (
 	"context"
-	"time"
-
 	"net/http"
+	"time"
 
 	"github.com/gorilla/websocket"
 
