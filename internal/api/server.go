@@ -12,6 +12,7 @@ import (
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tenant"
 )
 
@@ -31,6 +32,12 @@ type Deps struct {
 	MaxQueryLength time.Duration
 	// Ready reports whether the backend can serve; nil means always.
 	Ready func() error
+	// Tails hands acknowledged pushes to live tails; nil tails only
+	// through VictoriaLogs.
+	Tails *tailhub.Hub
+	// TailFromBackend also tails VictoriaLogs itself, for rows other
+	// agents or other vloki replicas write.
+	TailFromBackend bool
 	// DrilldownLimits are reported to Logs Drilldown.
 	DrilldownLimits DrilldownLimits
 }

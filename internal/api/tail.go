@@ -2,11 +2,13 @@ package api
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/websocket"
 
+	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -16,19 +18,17 @@ import (
 )
 
 // Loki's tail timings: a ping every second, at most an hour per tail
-// (tail_max_duration); vloki sends what arrived every flushEvery.
+// (tail_max_duration).
 const (
 	tailPingEvery   = time.Second
 	tailMaxDuration = time.Hour
-	tailFlushEvery  = 250 * time.Millisecond
 )
 
 // tailUpgrader accepts any origin, as Loki's does.
 var tailUpgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
 // tail serves /tail over a WebSocket: the newest limit entries since
-// start, oldest first, then the entries VictoriaLogs receives, as JSON
-// text frames.
+// start, oldest first, then every new matching entry, as JSON text frames.
 func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 	lq, q, ok := s.tailRequest(w, r)
 	if !ok {
@@ -51,21 +51,40 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 		}
 	}()
 	flags := loghttp.EncodingFlags(r.Header)
+	tn := tenantFrom(r.Context())
+	live := exec.NewTail(lq, flags.Categorize(), q.Start.UnixNano(), q.DelayFor, s.d.Tails != nil && s.d.TailFromBackend)
+	// The live sources start before the history is asked, so nothing
+	// pushed in between falls through the gap.
+	liveErr := s.startTailSources(ctx, live, tn)
 	now := time.Now()
-	live := exec.NewTail(lq, flags.Categorize(), now.UnixNano())
-	liveErr := make(chan error, 1)
-	go func() { liveErr <- live.Run(ctx, s.d.Backend, tenantFrom(r.Context()), q.DelayFor) }()
-	hist, err := exec.RunLogs(ctx, s.d.Backend, tenantFrom(r.Context()), exec.LogRequest{
+	hist, err := exec.RunLogs(ctx, s.d.Backend, tn, exec.LogRequest{
 		Query: lq, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward, Categorize: flags.Categorize(),
 	})
 	if err != nil {
 		closeTail(conn, err)
 		return
 	}
-	if !sendTail(conn, exec.TailEntries(hist.Streams), flags) {
+	entries := exec.TailEntries(hist.Streams)
+	live.SetHistory(entries, len(entries) >= int(q.Limit), now)
+	if !sendTail(conn, entries, flags) {
 		return
 	}
 	s.streamTail(ctx, conn, live, liveErr, flags)
+}
+
+// startTailSources feeds the tail from this process's acknowledged pushes
+// and, when configured, VictoriaLogs' own live tail (rows other agents or
+// other replicas wrote). The channel reports the first source to end.
+func (s *Server) startTailSources(ctx context.Context, live *exec.Tail, tn backend.Tenant) <-chan error {
+	errs := make(chan error, 2)
+	if s.d.Tails != nil {
+		sub, replay := s.d.Tails.Subscribe(tn)
+		go func() { errs <- live.RunPushed(ctx, sub, replay) }()
+	}
+	if s.d.Tails == nil || s.d.TailFromBackend {
+		go func() { errs <- live.RunBackend(ctx, s.d.Backend, tn) }()
+	}
+	return errs
 }
 
 // tailRequest parses and plans a tail, answering the client on errors.
@@ -103,12 +122,13 @@ func (s *Server) tailRequest(w http.ResponseWriter, r *http.Request) (*plan.LogQ
 	return lq, q, true
 }
 
-// streamTail sends what the live tail collects, and pings, until the
-// client leaves, the tail fails or its time is up.
+// streamTail sends live entries as they fall due, and pings, until the
+// client leaves, a source fails or the tail's time is up.
 func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exec.Tail, liveErr <-chan error, flags loghttp.Flags) {
-	flush, ping := time.NewTicker(tailFlushEvery), time.NewTicker(tailPingEvery)
-	defer flush.Stop()
+	ping := time.NewTicker(tailPingEvery)
 	defer ping.Stop()
+	due := time.NewTimer(tailMaxDuration)
+	defer due.Stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -118,21 +138,32 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 			if err == nil {
 				err = ctx.Err()
 			}
-			if err != nil {
-				closeTail(conn, err)
+			if err == nil {
+				err = errTailSourceEnded
 			}
+			closeTail(conn, err)
 			return
-		case <-flush.C:
-			if !sendTail(conn, live.Take(), flags) {
-				return
-			}
+		case <-live.Ready():
+		case <-due.C:
 		case <-ping.C:
 			if err := conn.WriteMessage(websocket.PingMessage, nil); err != nil {
 				return
 			}
+			continue
+		}
+		entries, next := live.Take(time.Now())
+		if !sendTail(conn, entries, flags) {
+			return
+		}
+		if !next.IsZero() {
+			due.Reset(time.Until(next) + time.Millisecond)
 		}
 	}
 }
+
+// errTailSourceEnded closes a tail whose VictoriaLogs live tail stopped
+// (VictoriaLogs restarted, say): the client reconnects.
+var errTailSourceEnded = errors.New("VictoriaLogs ended the live tail; reconnect to resume")
 
 // tailMessageEntries is Loki's maxEntriesPerTailResponse.
 const tailMessageEntries = 100

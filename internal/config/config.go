@@ -21,6 +21,7 @@ type Config struct {
 	Storage Storage `yaml:"storage"`
 	Auth    Auth    `yaml:"auth"`
 	Limits  Limits  `yaml:"limits"`
+	Tail    Tail    `yaml:"tail"`
 	Log     Log     `yaml:"log"`
 	// Demo feeds a few services' logs in continuously.
 	Demo bool `yaml:"demo"`
@@ -69,6 +70,26 @@ type Limits struct {
 	DiscoverLogLevels       bool          `yaml:"discover_log_levels"`
 }
 
+// Tail configures live tails.
+type Tail struct {
+	// Backend says whether tails also follow VictoriaLogs' own live tail:
+	// "auto" (with an external VictoriaLogs, whose rows other agents or
+	// replicas may write), "on" or "off". Pushes through this vloki reach
+	// tails directly either way.
+	Backend string `yaml:"backend"`
+}
+
+// TailFromBackend resolves Tail.Backend.
+func (c Config) TailFromBackend() bool {
+	switch c.Tail.Backend {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	return c.Backend.URL != ""
+}
+
 // Log configures vloki's own logs.
 type Log struct {
 	Level  string `yaml:"level"`
@@ -93,7 +114,8 @@ func Default() Config {
 			MaxPushBodyBytes:        64 << 20,
 			DiscoverLogLevels:       true,
 		},
-		Log: Log{Level: "info", Format: "logfmt"},
+		Tail: Tail{Backend: "auto"},
+		Log:  Log{Level: "info", Format: "logfmt"},
 	}
 }
 
@@ -157,6 +179,8 @@ func (c Config) Validate() error {
 		return errors.New("limits.max_entries_limit_per_query must be > 0")
 	case c.Limits.QueryTimeout <= 0:
 		return errors.New("limits.query_timeout must be > 0")
+	case c.Tail.Backend != "auto" && c.Tail.Backend != "on" && c.Tail.Backend != "off":
+		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.Int64Var(&c.Limits.MaxPushBodyBytes, "limits.max-push-body-bytes", c.Limits.MaxPushBodyBytes, "maximum decompressed push body")
 	fs.BoolVar(&c.Limits.DiscoverLogLevels, "limits.discover-log-levels", c.Limits.DiscoverLogLevels, "add detected_level structured metadata at ingestion, like Loki")
 	fs.Var((*listValue)(&c.Limits.DiscoverServiceName), "limits.discover-service-name", "comma-separated labels to derive service_name from (default: Loki's list; \"-\" disables)")
+	fs.StringVar(&c.Tail.Backend, "tail.backend", c.Tail.Backend, "live tails also follow VictoriaLogs' own tail (rows other agents or replicas write): auto (with -backend.url), on, off")
 	fs.StringVar(&c.Log.Level, "log.level", c.Log.Level, "log level: debug, info, warn, error")
 	fs.StringVar(&c.Log.Format, "log.format", c.Log.Format, "log format: logfmt or json")
 	fs.BoolVar(&c.Demo, "demo", c.Demo, "feed a few demo services' logs in continuously")

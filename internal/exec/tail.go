@@ -1,63 +1,166 @@
 package exec
 
 import (
-	"context"
 	"math"
 	"sort"
 	"sync"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 )
 
-// Tail is the live part of a tail: rows VictoriaLogs delivers run through
-// the log query's stages, as a log query's rows do, and wait in streams
-// until Take.
+// Tail is the live part of a tail. Rows arrive from two sources — pushes
+// this vloki acknowledged (RunPushed) and VictoriaLogs' own live tail
+// (RunBackend) — run through the log query's stages, and wait until Take
+// releases them as Loki's tailer does: in time order, once
+// now > timestamp + delay_for.
+//
+// Rows that arrive before the history answer is known wait for it
+// (SetHistory): an entry the history already sent is never sent twice,
+// and a row from before the tail opened that the history's limit cut off
+// is not resurrected.
 type Tail struct {
-	q       *plan.LogQuery
-	since   int64
-	streams *streamCache
+	q     *plan.LogQuery
+	start int64 // the tail's start: older rows belong to no answer
+	delay time.Duration
+	// ready has a value when Take has something to look at.
+	ready chan struct{}
 
-	mu  sync.Mutex
-	col *collector
+	mu       sync.Mutex
+	col      *collector
+	early    []sourcedRow
+	histDone bool
+	floor    int64 // backlog rows older than this are the history's
+	held     []model.Stream
+	seen     *seenSet
+	// remember keeps delivered entries' keys: with two sources, one entry
+	// can arrive twice.
+	remember bool
 }
 
-// NewTail tails q; rows older than since (Unix ns) were answered by the
-// history and are skipped.
-func NewTail(q *plan.LogQuery, categorize bool, since int64) *Tail {
+// sourcedRow is a row with where it came from.
+type sourcedRow struct {
+	row logRow
+	// backlog marks a row that may predate the tail (VictoriaLogs'
+	// look-back, the push replay ring): the history may hold it.
+	backlog bool
+}
+
+// NewTail tails q from start (Unix ns) on, releasing entries delay after
+// their timestamp; remember de-duplicates across two live sources.
+func NewTail(q *plan.LogQuery, categorize bool, start int64, delay time.Duration, remember bool) *Tail {
 	req := LogRequest{Query: q, Limit: math.MaxInt, Direction: Forward, Categorize: categorize}
-	return &Tail{q: q, since: since, streams: newStreamCache(q.Foreign), col: newCollector(req)}
+	return &Tail{
+		q: q, start: start, delay: delay, ready: make(chan struct{}, 1),
+		col: newCollector(req), seen: newSeenSet(), remember: remember, floor: start,
+	}
 }
 
-// Run tails VictoriaLogs until ctx ends; delay holds rows back for late
-// arrivals (Loki's delay_for).
-func (tl *Tail) Run(ctx context.Context, c *backend.Client, t backend.Tenant, delay time.Duration) error {
-	req := backend.TailRequest{Query: logsql.Query{Filter: tl.q.Pushdown}.String(), Delay: delay}
-	return c.Tail(ctx, t, req, func(r *backend.Row) error {
-		row, err := toLogRow(r, tl.streams)
-		if err != nil || row.ts < tl.since {
-			return err
-		}
-		tl.mu.Lock()
-		defer tl.mu.Unlock()
-		tl.col.add(&row)
-		return nil
-	})
+// Ready signals that rows arrived (or the history was set).
+func (tl *Tail) Ready() <-chan struct{} { return tl.ready }
+
+func (tl *Tail) signal() {
+	select {
+	case tl.ready <- struct{}{}:
+	default:
+	}
 }
 
-// Take returns the entries that arrived since the last call, as Loki's
-// tail sends them (TailEntries).
-func (tl *Tail) Take() []model.Stream {
+// add takes one row from a source.
+func (tl *Tail) add(r sourcedRow) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if !tl.histDone {
+		tl.early = append(tl.early, r)
+		return
+	}
+	tl.addLocked(r)
+	tl.signal()
+}
+
+func (tl *Tail) addLocked(r sourcedRow) {
+	if r.backlog && r.row.ts < tl.floor {
+		return
+	}
+	tl.col.add(&r.row)
+}
+
+// SetHistory records the entries the history sent (oldest first, as
+// TailEntries lays them out); full says the history's limit cut it.
+func (tl *Tail) SetHistory(entries []model.Stream, full bool, now time.Time) {
+	tl.mu.Lock()
+	defer tl.mu.Unlock()
+	if full && len(entries) > 0 {
+		// Older backlog rows were cut by the limit, not missed.
+		tl.floor = entries[0].Entries[0].TimestampNs + 1
+	}
+	for _, e := range entries {
+		tl.seen.add(entryKey(e), now.Add(historyMemory))
+	}
+	for _, r := range tl.early {
+		tl.addLocked(r)
+	}
+	tl.early, tl.histDone = nil, true
+	tl.signal()
+}
+
+// historyMemory is how long delivered entries are remembered: longer than
+// any source can deliver an entry late (VictoriaLogs' tail looks 5 s
+// back, plus delay_for; the push replay ring holds 3 s).
+const historyMemory = 30 * time.Second
+
+// Take returns the entries to send now, in time order (ties by stream
+// labels), and when the first held one falls due (zero if none).
+func (tl *Tail) Take(now time.Time) ([]model.Stream, time.Time) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	res := tl.col.result()
 	next := newCollector(tl.col.req)
 	next.last = tl.col.last // a duplicate of the last entry is still one
 	tl.col = next
-	return TailEntries(res.Streams)
+	all := mergeByTime(tl.held, TailEntries(res.Streams))
+	due := sort.Search(len(all), func(i int) bool { return !tl.releasable(all[i], now) })
+	out := tl.unseen(all[:due], now)
+	tl.held = append([]model.Stream(nil), all[due:]...)
+	tl.seen.prune(now)
+	if len(tl.held) == 0 {
+		return out, time.Time{}
+	}
+	return out, time.Unix(0, tl.held[0].Entries[0].TimestampNs).Add(tl.delay)
+}
+
+// releasable is Loki's rule: an entry leaves once now is after its
+// timestamp plus delay_for (so entries stamped in the future wait).
+func (tl *Tail) releasable(e model.Stream, now time.Time) bool {
+	return now.After(time.Unix(0, e.Entries[0].TimestampNs).Add(tl.delay))
+}
+
+// unseen drops entries already delivered, remembering the rest when two
+// sources may deliver them again.
+func (tl *Tail) unseen(entries []model.Stream, now time.Time) []model.Stream {
+	out := entries[:0:0]
+	for _, e := range entries {
+		k := entryKey(e)
+		if tl.seen.has(k) {
+			continue
+		}
+		if tl.remember {
+			tl.seen.add(k, now.Add(historyMemory))
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// mergeByTime merges two lists in TailEntries order.
+func mergeByTime(a, b []model.Stream) []model.Stream {
+	if len(a) == 0 {
+		return b
+	}
+	out := append(append(make([]model.Stream, 0, len(a)+len(b)), a...), b...)
+	sort.SliceStable(out, func(i, j int) bool { return tailLess(out[i], out[j]) })
+	return out
 }
 
 // TailEntries lays entries out as Loki's tailer does: one stream object
@@ -69,12 +172,14 @@ func TailEntries(streams []model.Stream) []model.Stream {
 			out = append(out, model.Stream{Labels: s.Labels, Entries: []model.Entry{e}})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		a, b := out[i].Entries[0].TimestampNs, out[j].Entries[0].TimestampNs
-		if a != b {
-			return a < b
-		}
-		return out[i].Labels.String() < out[j].Labels.String()
-	})
+	sort.SliceStable(out, func(i, j int) bool { return tailLess(out[i], out[j]) })
 	return out
+}
+
+func tailLess(a, b model.Stream) bool {
+	x, y := a.Entries[0].TimestampNs, b.Entries[0].TimestampNs
+	if x != y {
+		return x < y
+	}
+	return a.Labels.String() < b.Labels.String()
 }

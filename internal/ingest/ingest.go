@@ -24,10 +24,7 @@ const EmptyLineField = backend.EmptyLineField
 var reserved = map[string]bool{"_msg": true, "_time": true, "_stream": true, "_stream_id": true, EmptyLineField: true}
 
 // Stream is one validated stream to write.
-type Stream struct {
-	Labels  model.Labels
-	Entries []model.Entry
-}
+type Stream = model.Stream
 
 // Encode builds the compressed request body.
 func Encode(streams []Stream) ([]byte, error) {

@@ -6,12 +6,16 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/push"
+	"github.com/vloki/vloki/internal/tailhub"
 )
 
 // Writer validates pushes like Loki and writes them to VictoriaLogs.
 type Writer struct {
 	Backend *backend.Client
 	Limits  push.Limits
+	// Tails, when set, receives every push VictoriaLogs acknowledged, for
+	// the live tails open on this process.
+	Tails *tailhub.Hub
 }
 
 // Write validates and enriches req, then returns only once VictoriaLogs
@@ -33,5 +37,11 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 	if err != nil {
 		return &push.Error{Status: 400, Msg: err.Error()}
 	}
-	return w.Backend.PushLoki(ctx, t, body)
+	if err := w.Backend.PushLoki(ctx, t, body); err != nil {
+		return err
+	}
+	if w.Tails != nil {
+		w.Tails.Publish(t, streams)
+	}
+	return nil
 }

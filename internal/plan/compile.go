@@ -16,7 +16,7 @@ import (
 // exactly; every stage also runs locally.
 func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error) {
 	filters := logsql.And{StreamFilter(sel.Matchers(), f)}
-	q := &LogQuery{PushdownExact: true, Foreign: f, Early: &EarlyFilters{}}
+	q := &LogQuery{Selector: sel.Matchers(), PushdownExact: true, Foreign: f, Early: &EarlyFilters{}}
 	// dropped: labels may differ from the stored fields; lineChanged: the
 	// line differs from the stored _msg. Filters after either run locally.
 	dropped, lineChanged := false, false

@@ -66,6 +66,10 @@ func (ParserStage) stage()      {}
 
 // LogQuery is a compiled log query (resultType streams).
 type LogQuery struct {
+	// Selector are the stream matchers, over Loki's label names. The
+	// pushdown applies them; rows that reach vloki another way (a live
+	// tail's pushes) are checked against them locally.
+	Selector []*logql.Matcher
 	// Pushdown is the LogsQL filter VictoriaLogs applies. It selects a
 	// superset of the answer; the local stages decide exactly.
 	Pushdown logsql.Filter

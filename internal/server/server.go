@@ -20,6 +20,7 @@ import (
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/push"
+	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tenant"
 )
 
@@ -72,7 +73,8 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		resolver.Mapping = mapping
 	}
 	limits := pushLimits(cfg.Limits)
-	w := &ingest.Writer{Backend: c, Limits: limits}
+	tails := tailhub.New()
+	w := &ingest.Writer{Backend: c, Limits: limits, Tails: tails}
 	eng := engine.New(c, engine.Limits{
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
 		QueryTimeout:   cfg.Limits.QueryTimeout,
@@ -80,6 +82,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	}, foreignConfig(cfg, limits))
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
+		Tails: tails, TailFromBackend: cfg.TailFromBackend(),
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
