@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare parity parity-record parity-diff
+.PHONY: run test build vet fmt bench bench-compare parity parity-record parity-diff canary-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -44,3 +44,8 @@ parity-diff:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  $(GO) run ./cmd/parity compare -url $$LOKI_URL -dir parity > /dev/null; \
 	  DIFF_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run TestRandomDifferential -v ./internal/parity/
+
+## canary-record: loki-canary's figures against a fresh Loki v3.7.8, which TestLokiCanary compares vloki's with (not part of CI)
+canary-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  CANARY_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLokiCanary$$' -v -timeout 10m ./internal/integration/

@@ -101,6 +101,10 @@ func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 		if !ok {
 			return
 		}
+		if s.d.Visibility != nil {
+			// A failed wait leaves the read to meet the same trouble.
+			_ = s.d.Visibility.Wait(r.Context(), t)
+		}
 		h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tenant"
+	"github.com/vloki/vloki/internal/visibility"
 )
 
 // Deps are what the handlers need.
@@ -38,6 +39,9 @@ type Deps struct {
 	// TailFromBackend also tails VictoriaLogs itself, for rows other
 	// agents or other vloki replicas write.
 	TailFromBackend bool
+	// Visibility, when set, makes reads wait until the tenant's
+	// acknowledged pushes are searchable.
+	Visibility *visibility.Syncer
 	// DrilldownLimits are reported to Logs Drilldown.
 	DrilldownLimits DrilldownLimits
 }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sort"
 	"strconv"
@@ -41,14 +42,12 @@ func (s *Server) volume(isRange bool) http.HandlerFunc {
 			writeError(w, err)
 			return
 		}
-		groups := volumeLabels(q, ms)
 		series := map[string]*model.Series{}
-		for _, b := range volumeBuckets(q) {
-			if err := s.volumeBucket(r.Context(), q, volumeSelector{ms, f}, groups, b, series); err != nil {
-				writeError(w, err)
-				return
-			}
+		if err := s.volumeSeries(r.Context(), q, volumeSelector{ms, f}, volumeLabels(q, ms), series); err != nil {
+			writeError(w, err)
+			return
 		}
+		sortPoints(series)
 		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 		_, _ = w.Write(appendVolumes(nil, series, q.Limit))
 	}
@@ -71,27 +70,51 @@ func volumeLabels(q *loghttp.VolumeQuery, ms []*logql.Matcher) []string {
 	return out
 }
 
-type volumeBucket struct{ start, end int64 }
+// volumeGrid is how Loki's util.ForInterval cuts the range, with inclusive
+// ends: step-aligned buckets ending 1ms before the next, the first
+// starting at start and the last ending at end. VictoriaLogs sums all
+// buckets in one query (stats by _time:step, which is aligned the same
+// way); a bucket's point is stamped with its end, as Loki stamps it.
+//
+// Loki reads these figures from its index, chunk by chunk, so the
+// millisecond between two buckets belongs to no bucket only on paper;
+// vloki counts an entry in it with its bucket.
+type volumeGrid struct {
+	start, end, step int64
+}
 
-// volumeBuckets splits the range as Loki's util.ForInterval does with
-// inclusive ends: step-aligned buckets ending 1ms before the next, the
-// first starting at start and the last ending at end.
-func volumeBuckets(q *loghttp.VolumeQuery) []volumeBucket {
-	start, end, step := q.Start.UnixNano(), q.End.UnixNano(), q.Step.Nanoseconds()
-	if step <= 0 {
-		return []volumeBucket{{start, end}}
+func newVolumeGrid(q *loghttp.VolumeQuery) volumeGrid {
+	return volumeGrid{start: q.Start.UnixNano(), end: q.End.UnixNano(), step: q.Step.Nanoseconds()}
+}
+
+// stats is the stats pipe for the grid, grouped by `by` too.
+func (g volumeGrid) stats(by []string) logsql.BucketStats {
+	p := logsql.BucketStats{By: by, Exclude: backend.EmptyLineField}
+	if g.step > 0 {
+		p.BucketNs = g.step
 	}
-	var out []volumeBucket
-	for b := start - start%step; b < end; b += step {
-		be := b + step
-		if be >= end {
-			be = end
-		} else {
-			be -= int64(time.Millisecond)
-		}
-		out = append(out, volumeBucket{max(b, start), be})
+	return p
+}
+
+// filter selects the grid's time range.
+func (g volumeGrid) filter() logsql.Filter {
+	return logsql.TimeRange{Start: g.start, End: g.end}
+}
+
+// pointMs is the timestamp of the bucket a stats row belongs to.
+func (g volumeGrid) pointMs(row *backend.Row) (int64, error) {
+	if g.step <= 0 {
+		return g.end / 1e6, nil
 	}
-	return out
+	b, err := parseRowTime(row.Get("_time"))
+	if err != nil {
+		return 0, err
+	}
+	be := b + g.step - int64(time.Millisecond)
+	if b+g.step >= g.end {
+		be = g.end
+	}
+	return be / 1e6, nil
 }
 
 // volumeSelector is the selector volumes are asked for, and how to read
@@ -101,9 +124,11 @@ type volumeSelector struct {
 	foreign *foreign.Config
 }
 
-func (s *Server) volumeBucket(ctx context.Context, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, b volumeBucket, series map[string]*model.Series) error {
+// volumeSeries adds up line bytes per label group and bucket.
+func (s *Server) volumeSeries(ctx context.Context, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, series map[string]*model.Series) error {
+	g := newVolumeGrid(q)
 	if q.ByLabels {
-		return s.volumeByLabelNames(ctx, sel, groups, b, series)
+		return s.volumeByLabelNames(ctx, sel, groups, g, series)
 	}
 	by, labelsOf := groups, groupLabels(groups)
 	if sel.foreign != nil {
@@ -111,16 +136,15 @@ func (s *Server) volumeBucket(ctx context.Context, q *loghttp.VolumeQuery, sel v
 		by, labelsOf = []string{"_stream"}, foreignGroupLabels(sel.foreign, groups)
 	}
 	query := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(sel.ms, sel.foreign)},
-		Pipes:  []logsql.Pipe{logsql.BucketStats{By: by, Exclude: backend.EmptyLineField}},
+		Filter: logsql.And{g.filter(), plan.StreamFilter(sel.ms, sel.foreign)},
+		Pipes:  []logsql.Pipe{g.stats(by)},
 	}
 	return s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
 		ls, err := labelsOf(row)
 		if err != nil {
 			return err
 		}
-		addVolume(series, ls, b.end, row.Get("b"))
-		return nil
+		return addVolume(series, ls, g, row)
 	})
 }
 
@@ -160,19 +184,18 @@ func foreignGroupLabels(f *foreign.Config, groups []string) func(*backend.Row) (
 
 // volumeByLabelNames is aggregateBy=labels: one series {name=""} per label,
 // the bytes of streams that have it.
-func (s *Server) volumeByLabelNames(ctx context.Context, sel volumeSelector, names []string, b volumeBucket, series map[string]*model.Series) error {
+func (s *Server) volumeByLabelNames(ctx context.Context, sel volumeSelector, names []string, g volumeGrid, series map[string]*model.Series) error {
 	for _, name := range names {
 		var unset logsql.Filter = logsql.Exact{Field: name, Value: ""}
 		if sel.foreign != nil {
 			unset = plan.StreamFilter([]*logql.Matcher{{Type: logql.MatchEqual, Name: name}}, sel.foreign)
 		}
 		query := logsql.Query{
-			Filter: logsql.And{logsql.TimeRange{Start: b.start, End: b.end}, plan.StreamFilter(sel.ms, sel.foreign), logsql.Not{F: unset}},
-			Pipes:  []logsql.Pipe{logsql.BucketStats{Exclude: backend.EmptyLineField}},
+			Filter: logsql.And{g.filter(), plan.StreamFilter(sel.ms, sel.foreign), logsql.Not{F: unset}},
+			Pipes:  []logsql.Pipe{g.stats(nil)},
 		}
 		err := s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
-			addVolume(series, model.Labels{{Name: name}}, b.end, row.Get("b"))
-			return nil
+			return addVolume(series, model.Labels{{Name: name}}, g, row)
 		})
 		if err != nil {
 			return err
@@ -181,10 +204,14 @@ func (s *Server) volumeByLabelNames(ctx context.Context, sel volumeSelector, nam
 	return nil
 }
 
-func addVolume(series map[string]*model.Series, ls model.Labels, endNs int64, raw []byte) {
-	v, err := strconv.ParseFloat(string(raw), 64)
+func addVolume(series map[string]*model.Series, ls model.Labels, g volumeGrid, row *backend.Row) error {
+	v, err := strconv.ParseFloat(string(row.Get("b")), 64)
 	if err != nil || v == 0 {
-		return
+		return nil
+	}
+	ms, err := g.pointMs(row)
+	if err != nil {
+		return err
 	}
 	k := ls.String()
 	s := series[k]
@@ -192,7 +219,16 @@ func addVolume(series map[string]*model.Series, ls model.Labels, endNs int64, ra
 		s = &model.Series{Metric: ls}
 		series[k] = s
 	}
-	s.Points = append(s.Points, model.Point{TimestampMs: endNs / 1e6, Value: v})
+	s.Points = append(s.Points, model.Point{TimestampMs: ms, Value: v})
+	return nil
+}
+
+// sortPoints puts each series' points in time order (VictoriaLogs returns
+// stats rows in no particular order).
+func sortPoints(series map[string]*model.Series) {
+	for _, s := range series {
+		sort.Slice(s.Points, func(i, j int) bool { return s.Points[i].TimestampMs < s.Points[j].TimestampMs })
+	}
 }
 
 // appendVolumes orders series by their first value, descending, then by
@@ -219,4 +255,13 @@ func appendVolumes(b []byte, series map[string]*model.Series, limit int) []byte 
 		return lokijson.AppendMatrix(b, list, lokijson.Stats{})
 	}
 	return lokijson.AppendVector(b, list, lokijson.Stats{})
+}
+
+// parseRowTime reads the _time of a stats row (a bucket's start).
+func parseRowTime(b []byte) (int64, error) {
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	if err != nil {
+		return 0, fmt.Errorf("VictoriaLogs stats row has bad _time %q: %w", b, err)
+	}
+	return t.UnixNano(), nil
 }

@@ -5,17 +5,17 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
-	"github.com/vloki/vloki/internal/tailhub"
 )
 
 // Writer validates pushes like Loki and writes them to VictoriaLogs.
 type Writer struct {
 	Backend *backend.Client
 	Limits  push.Limits
-	// Tails, when set, receives every push VictoriaLogs acknowledged, for
-	// the live tails open on this process.
-	Tails *tailhub.Hub
+	// OnAck are told of every push VictoriaLogs acknowledged (live tails,
+	// read-your-writes), in order.
+	OnAck []func(backend.Tenant, []model.Stream)
 }
 
 // Write validates and enriches req, then returns only once VictoriaLogs
@@ -40,8 +40,8 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 	if err := w.Backend.PushLoki(ctx, t, body); err != nil {
 		return err
 	}
-	if w.Tails != nil {
-		w.Tails.Publish(t, streams)
+	for _, f := range w.OnAck {
+		f(t, streams)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/prometheus/common/model"
+	promodel "github.com/prometheus/common/model"
 
 	"github.com/vloki/vloki/internal/api"
 	"github.com/vloki/vloki/internal/backend"
@@ -19,9 +19,11 @@ import (
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tenant"
+	"github.com/vloki/vloki/internal/visibility"
 )
 
 // App is an assembled vloki.
@@ -73,8 +75,10 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		resolver.Mapping = mapping
 	}
 	limits := pushLimits(cfg.Limits)
-	tails := tailhub.New()
-	w := &ingest.Writer{Backend: c, Limits: limits, Tails: tails}
+	tails, visible := tailhub.New(), visibility.New(c.Flush)
+	w := &ingest.Writer{Backend: c, Limits: limits, OnAck: []func(backend.Tenant, []model.Stream){
+		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) },
+	}}
 	eng := engine.New(c, engine.Limits{
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
 		QueryTimeout:   cfg.Limits.QueryTimeout,
@@ -82,15 +86,15 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	}, foreignConfig(cfg, limits))
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
-		Tails: tails, TailFromBackend: cfg.TailFromBackend(),
+		Tails: tails, TailFromBackend: cfg.TailFromBackend(), Visibility: visible,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
 		DrilldownLimits: api.DrilldownLimits{
 			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 			MaxQuerySeries:          cfg.Limits.MaxQuerySeries,
-			QueryTimeout:            model.Duration(cfg.Limits.QueryTimeout).String(),
-			MaxQueryLength:          model.Duration(cfg.Limits.MaxQueryLength).String(),
+			QueryTimeout:            promodel.Duration(cfg.Limits.QueryTimeout).String(),
+			MaxQueryLength:          promodel.Duration(cfg.Limits.MaxQueryLength).String(),
 			DiscoverServiceName:     limits.DiscoverServiceName,
 			DiscoverLogLevels:       limits.DiscoverLogLevels,
 			LogLevelFields:          limits.LogLevelFields,

@@ -1,0 +1,144 @@
+// Package visibility gives every read the pushes acknowledged before it,
+// as Loki's ingesters do. VictoriaLogs acknowledges a row before it can be
+// searched: its row buffers flush about once a second, and a query whose
+// stream filter it has cached sees a new stream only when that cache is
+// reset, about every 10 s. When the tenant asking had a push acknowledged
+// in that window and not yet flushed, the read first waits for a flush
+// (VictoriaLogs' /internal/force_flush, which also resets the cache).
+//
+// Flushes are shared: one runs at a time, at most one every MinGap, and a
+// read waits only for the first flush that started after its tenant's
+// last acknowledgement. Reads of tenants that did not push pay nothing.
+package visibility
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+)
+
+// Timings.
+const (
+	// Window is how long after an acknowledgement VictoriaLogs may still
+	// hide the row: its 10 s stream-filter cache reset, plus its jitter.
+	Window = 12 * time.Second
+	// MinGap spaces flushes, so a read-heavy tenant that also pushes
+	// causes at most 1/MinGap flushes a second.
+	MinGap = 20 * time.Millisecond
+)
+
+// Syncer tracks acknowledgements and flushes before reads.
+type Syncer struct {
+	flush func(context.Context) error
+	now   func() time.Time
+
+	mu        sync.Mutex
+	seq       uint64 // acknowledgements so far
+	flushed   uint64 // every acknowledgement up to this one is visible
+	tenants   map[backend.Tenant]ack
+	inflight  *flushCall
+	lastFlush time.Time
+	disabled  bool // the backend cannot flush (a cluster's vlselect)
+	pruned    time.Time
+}
+
+type ack struct {
+	seq uint64
+	at  time.Time
+}
+
+// flushCall is one flush; acknowledgements up to seq are visible after it.
+type flushCall struct {
+	seq  uint64
+	done chan struct{}
+}
+
+// New returns a Syncer that makes rows searchable with flush.
+func New(flush func(context.Context) error) *Syncer {
+	return &Syncer{flush: flush, now: time.Now, tenants: map[backend.Tenant]ack{}}
+}
+
+// Acked records that VictoriaLogs acknowledged a push of t.
+func (s *Syncer) Acked(t backend.Tenant) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	now := s.now()
+	s.tenants[t] = ack{seq: s.seq, at: now}
+	if now.Sub(s.pruned) > Window {
+		for k, a := range s.tenants {
+			if now.Sub(a.at) > Window {
+				delete(s.tenants, k)
+			}
+		}
+		s.pruned = now
+	}
+}
+
+// Wait returns once every push of t acknowledged so far is searchable, or
+// a flush that should have made it so failed (the read then meets the
+// same backend trouble), or ctx ends.
+func (s *Syncer) Wait(ctx context.Context, t backend.Tenant) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for {
+		a, ok := s.tenants[t]
+		if !ok || s.disabled || a.seq <= s.flushed || s.now().Sub(a.at) > Window {
+			return nil
+		}
+		call := s.inflight
+		if call == nil {
+			call = s.startLocked()
+		}
+		s.mu.Unlock()
+		select {
+		case <-call.done:
+		case <-ctx.Done():
+			s.mu.Lock()
+			return ctx.Err()
+		}
+		s.mu.Lock()
+		if call.seq >= a.seq {
+			return nil // covered, flushed or failed
+		}
+	}
+}
+
+// startLocked starts a flush covering every acknowledgement so far.
+func (s *Syncer) startLocked() *flushCall {
+	call := &flushCall{seq: s.seq, done: make(chan struct{})}
+	s.inflight = call
+	wait := MinGap - s.now().Sub(s.lastFlush)
+	go func() {
+		if wait > 0 {
+			time.Sleep(wait)
+		}
+		// A flush serves every waiting read: it is not tied to the
+		// first reader's context.
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := s.flush(ctx)
+		cancel()
+		s.mu.Lock()
+		switch {
+		case err == nil:
+			s.flushed = max(s.flushed, call.seq)
+		case isUnsupported(err):
+			s.disabled = true
+		}
+		s.lastFlush, s.inflight = s.now(), nil
+		s.mu.Unlock()
+		close(call.done)
+	}()
+	return call
+}
+
+// isUnsupported reports a backend that has no force_flush: a cluster's
+// vlselect answers 404 (or 400) for it. Reads then see rows when
+// VictoriaLogs shows them.
+func isUnsupported(err error) bool {
+	var be *backend.Error
+	return errors.As(err, &be) && (be.Status == 404 || be.Status == 400)
+}
