@@ -18,6 +18,7 @@ require (
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/common v0.72.0
 	github.com/prometheus/otlptranslator v1.0.0
+	github.com/sony/gobreaker/v2 v2.4.0
 	github.com/valyala/fastjson v1.6.4
 	go4.org/netipx v0.0.0-20230125063823-8449b0a6169f
 	gopkg.in/yaml.v3 v3.0.1

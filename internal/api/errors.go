@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
@@ -17,6 +18,9 @@ import (
 // status code the error calls for. Tenant errors come from Loki's auth
 // middleware instead, which uses http.Error and so ends with a newline.
 func writeError(w http.ResponseWriter, err error) {
+	if sw, ok := w.(*statusWriter); ok {
+		sw.err = err
+	}
 	msg := err.Error()
 	var te *tenant.Error
 	if errors.As(err, &te) {
@@ -36,8 +40,15 @@ func statusOf(err error) int {
 		ue  *logql.UnsupportedError
 		le  *exec.LimitError
 		ple *exec.PipelineError
+		bu  *backend.UnavailableError
+		bt  *backend.TimeoutError
 	)
 	switch {
+	case errors.As(err, &bu):
+		// Agents and Grafana retry a 503 with backoff.
+		return http.StatusServiceUnavailable
+	case errors.As(err, &bt):
+		return http.StatusGatewayTimeout
 	case errors.As(err, &te):
 		return te.Status
 	case errors.As(err, &pe):

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -18,6 +19,9 @@ import (
 type statusWriter struct {
 	http.ResponseWriter
 	status int
+	// err is what writeError answered, for the log line: its cause may
+	// hold what the answer must not show (VictoriaLogs' address).
+	err error
 }
 
 func (w *statusWriter) WriteHeader(code int) {
@@ -72,9 +76,13 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 		if sw.status >= 500 {
 			level = slog.LevelError
 		}
-		s.d.Log.LogAttrs(r.Context(), level, "request", slog.String("request_id", id), slog.String("route", route),
+		attrs := []slog.Attr{slog.String("request_id", id), slog.String("route", route),
 			slog.String("method", r.Method), slog.String("tenant", info.tenant), slog.Int("status", sw.status),
-			slog.Duration("duration", d))
+			slog.Duration("duration", d)}
+		if sw.err != nil && sw.status >= 500 {
+			attrs = append(attrs, slog.String("error", errorChain(sw.err)))
+		}
+		s.d.Log.LogAttrs(r.Context(), level, "request", attrs...)
 	})
 }
 
@@ -127,4 +135,15 @@ func (s *Server) resolveTenant(w http.ResponseWriter, r *http.Request) (backend.
 func tenantFrom(ctx context.Context) backend.Tenant {
 	t, _ := ctx.Value(tenantKey{}).(backend.Tenant)
 	return t
+}
+
+// errorChain is an error with the causes its text leaves out.
+func errorChain(err error) string {
+	msg := err.Error()
+	for cause := errors.Unwrap(err); cause != nil; cause = errors.Unwrap(cause) {
+		if c := cause.Error(); !strings.Contains(msg, c) {
+			msg += ": " + c
+		}
+	}
+	return msg
 }

@@ -22,6 +22,10 @@ import (
 const (
 	tailPingEvery   = time.Second
 	tailMaxDuration = time.Hour
+	// tailBatchWait gathers the entries of concurrent pushes into one
+	// message (Loki's tailer sends what it has every half second at
+	// most; vloki within this).
+	tailBatchWait = 20 * time.Millisecond
 )
 
 // tailUpgrader accepts any origin, as Loki's does.
@@ -129,6 +133,9 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 	defer ping.Stop()
 	due := time.NewTimer(tailMaxDuration)
 	defer due.Stop()
+	batch := time.NewTimer(tailMaxDuration)
+	defer batch.Stop()
+	batching := false
 	for {
 		select {
 		case <-ctx.Done():
@@ -144,6 +151,15 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 			closeTail(conn, err)
 			return
 		case <-live.Ready():
+			// Entries arriving together leave together: wait a moment
+			// for the rest of the push.
+			if !batching {
+				batching = true
+				batch.Reset(tailBatchWait)
+			}
+			continue
+		case <-batch.C:
+			batching = false
 		case <-due.C:
 		case <-ping.C:
 			if err := conn.WriteMessage(websocket.PingMessage, nil); err != nil {

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sony/gobreaker/v2"
 )
 
 // Tenant is a VictoriaLogs tenant.
@@ -30,6 +32,8 @@ type Client struct {
 	// context.
 	streaming *http.Client
 	observe   func(endpoint string, d time.Duration, err error)
+	// breaker fails requests fast while VictoriaLogs is unreachable.
+	breaker *gobreaker.CircuitBreaker[*http.Response]
 }
 
 // Options configure a Client.
@@ -69,7 +73,10 @@ func New(baseURL string, rt http.RoundTripper, opts Options) (*Client, error) {
 	if observe == nil {
 		observe = func(string, time.Duration, error) {}
 	}
-	return &Client{base: u, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, streaming: &http.Client{Transport: rt}, observe: observe}, nil
+	return &Client{
+		base: u, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, streaming: &http.Client{Transport: rt},
+		observe: observe, breaker: newBreaker(),
+	}, nil
 }
 
 // Error is a non-2xx answer from VictoriaLogs.
@@ -108,10 +115,11 @@ func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method
 	}
 	req.Header.Set("AccountID", strconv.FormatUint(uint64(t.AccountID), 10))
 	req.Header.Set("ProjectID", strconv.FormatUint(uint64(t.ProjectID), 10))
-	resp, err := client.Do(req)
+	resp, err := c.breaker.Execute(func() (*http.Response, error) { return client.Do(req) })
 	if err != nil {
-		return nil, err
+		return nil, c.classify(ctx, breakerError(err))
 	}
+	resp.Body = &classifyingBody{ReadCloser: resp.Body, ctx: ctx, c: c}
 	if resp.StatusCode/100 != 2 {
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

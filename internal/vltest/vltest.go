@@ -66,8 +66,9 @@ func Binary() (string, error) {
 
 // Process is a running victoria-logs.
 type Process struct {
-	URL string
-	cmd *exec.Cmd
+	URL  string
+	cmd  *exec.Cmd
+	args []string
 }
 
 // StartProcess starts victoria-logs on a free loopback port with a fresh
@@ -89,17 +90,27 @@ func StartProcess(dataDir string, extraFlags ...string) (*Process, error) {
 		"-loggerLevel=ERROR",
 		"-loki.disableMessageParsing",
 	}, extraFlags...)
-	cmd := exec.Command(bin, args...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &Process{URL: "http://" + addr, cmd: cmd}
-	if err := waitHealthy(p.URL, 30*time.Second); err != nil {
-		p.Stop()
+	p := &Process{URL: "http://" + addr, args: append([]string{bin}, args...)}
+	if err := p.Start(); err != nil {
 		return nil, err
 	}
 	return p, nil
+}
+
+// Start starts the process again (after Stop) on the same address and
+// data directory.
+func (p *Process) Start() error {
+	cmd := exec.Command(p.args[0], p.args[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.cmd = cmd
+	if err := waitHealthy(p.URL, 30*time.Second); err != nil {
+		p.Stop()
+		return err
+	}
+	return nil
 }
 
 // Stop ends the process by its PID and waits for it.
