@@ -11,6 +11,7 @@ import (
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/push"
+	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/tenant"
 )
 
@@ -44,6 +45,8 @@ func statusOf(err error) int {
 		bt  *backend.TimeoutError
 	)
 	switch {
+	case errors.Is(err, queue.ErrTooManyOutstanding):
+		return http.StatusTooManyRequests
 	case errors.As(err, &bu):
 		// Agents and Grafana retry a 503 with backoff.
 		return http.StatusServiceUnavailable

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/loghttp"
+	"github.com/vloki/vloki/internal/queue"
 )
 
 // statusWriter remembers the status code a handler wrote.
@@ -114,6 +116,28 @@ func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 			_ = s.d.Visibility.Wait(r.Context(), t)
 		}
 		h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
+	}
+}
+
+// scheduled runs a query once the queue admits it: long-range queries in
+// their own, capped, lane. A full tenant queue answers Loki's 429.
+func (s *Server) scheduled(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.d.Queue == nil {
+			h(w, r)
+			return
+		}
+		lane := queue.Short
+		if loghttp.Span(r, time.Now()) > s.d.LongQuerySpan {
+			lane = queue.Long
+		}
+		release, err := s.d.Queue.Acquire(r.Context(), tenantFrom(r.Context()), lane)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		defer release()
+		h(w, r)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tenant"
 	"github.com/vloki/vloki/internal/visibility"
@@ -42,6 +43,10 @@ type Deps struct {
 	// Visibility, when set, makes reads wait until the tenant's
 	// acknowledged pushes are searchable.
 	Visibility *visibility.Syncer
+	// Queue, when set, admits queries to bounded execution slots; a
+	// query spanning more than LongQuerySpan takes a long slot.
+	Queue         *queue.Queue
+	LongQuerySpan time.Duration
 	// DrilldownLimits are reported to Logs Drilldown.
 	DrilldownLimits DrilldownLimits
 }
@@ -70,13 +75,14 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	q := s.tenantQuery
+	t := s.tenantQuery
+	q := func(h http.HandlerFunc) http.HandlerFunc { return t(s.scheduled(h)) }
 	return []route{
 		{"/loki/api/v1/push", "push", s.push},
 		{"/api/prom/push", "push", s.push},
 		{"/loki/api/v1/query_range", "query_range", q(s.queryRange)},
 		{"/loki/api/v1/query", "query", q(s.queryInstant)},
-		{"/loki/api/v1/tail", "tail", q(s.tail)},
+		{"/loki/api/v1/tail", "tail", t(s.tail)}, // long-lived: not a query slot
 		{"/loki/api/v1/labels", "labels", q(s.labels)},
 		{"/loki/api/v1/label", "labels", q(s.labels)},
 		{"/loki/api/v1/label/{name}/values", "label_values", q(s.labelValues)},

@@ -22,7 +22,9 @@ type Config struct {
 	Auth    Auth    `yaml:"auth"`
 	Limits  Limits  `yaml:"limits"`
 	Tail    Tail    `yaml:"tail"`
-	Log     Log     `yaml:"log"`
+	// QueryScheduler bounds the queries that run at once.
+	QueryScheduler QueryScheduler `yaml:"query_scheduler"`
+	Log            Log            `yaml:"log"`
 	// Demo feeds a few services' logs in continuously.
 	Demo bool `yaml:"demo"`
 }
@@ -70,6 +72,33 @@ type Limits struct {
 	DiscoverLogLevels       bool          `yaml:"discover_log_levels"`
 }
 
+// QueryScheduler sizes the admission queue of queries (package queue).
+type QueryScheduler struct {
+	// MaxConcurrent is how many queries run at once (0: 4 per CPU).
+	MaxConcurrent int `yaml:"max_concurrent"`
+	// MaxConcurrentLong is how many of them may span more than
+	// LongQuerySpan (0: half of MaxConcurrent).
+	MaxConcurrentLong int `yaml:"max_concurrent_long"`
+	// LongQuerySpan is the time span from which a query is long.
+	LongQuerySpan time.Duration `yaml:"long_query_span"`
+	// MaxOutstandingPerTenant is Loki's
+	// max_outstanding_requests_per_tenant: queued queries beyond it get 429.
+	MaxOutstandingPerTenant int `yaml:"max_outstanding_requests_per_tenant"`
+}
+
+// Slots resolves MaxConcurrent and MaxConcurrentLong for cpus CPUs.
+func (q QueryScheduler) Slots(cpus int) (all, long int) {
+	all = q.MaxConcurrent
+	if all <= 0 {
+		all = 4 * cpus
+	}
+	long = q.MaxConcurrentLong
+	if long <= 0 {
+		long = max(all/2, 1)
+	}
+	return all, long
+}
+
 // Tail configures live tails.
 type Tail struct {
 	// Backend says whether tails also follow VictoriaLogs' own live tail:
@@ -115,7 +144,10 @@ func Default() Config {
 			DiscoverLogLevels:       true,
 		},
 		Tail: Tail{Backend: "auto"},
-		Log:  Log{Level: "info", Format: "logfmt"},
+		QueryScheduler: QueryScheduler{
+			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
+		},
+		Log: Log{Level: "info", Format: "logfmt"},
 	}
 }
 

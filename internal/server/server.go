@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"runtime"
 	"time"
 
 	promodel "github.com/prometheus/common/model"
@@ -21,6 +22,7 @@ import (
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
+	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tenant"
 	"github.com/vloki/vloki/internal/visibility"
@@ -87,6 +89,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		Tails: tails, TailFromBackend: cfg.TailFromBackend(), Visibility: visible,
+		Queue: newQueue(cfg.QueryScheduler), LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
@@ -143,4 +146,10 @@ func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
 		f.Levels = &limits
 	}
 	return f
+}
+
+// newQueue sizes the query admission queue for this machine.
+func newQueue(c config.QueryScheduler) *queue.Queue {
+	all, long := c.Slots(runtime.GOMAXPROCS(0))
+	return queue.New(queue.Config{MaxConcurrent: all, MaxLong: long, MaxOutstandingPerTenant: c.MaxOutstandingPerTenant})
 }
