@@ -32,6 +32,8 @@ type Client struct {
 	// context.
 	streaming *http.Client
 	observe   func(endpoint string, d time.Duration, err error)
+	// direct, when set, runs queries in-process without HTTP.
+	direct DirectQuerier
 	// breaker fails requests fast while VictoriaLogs is unreachable.
 	breaker *gobreaker.CircuitBreaker[*http.Response]
 }
@@ -42,6 +44,9 @@ type Options struct {
 	Timeout time.Duration
 	// Observe, when set, is called after every request with its duration.
 	Observe func(endpoint string, d time.Duration, err error)
+	// Direct, when set, runs LogsQL queries without HTTP (the embedded
+	// engine); every other request still goes through the transport.
+	Direct DirectQuerier
 }
 
 // NewHTTPTransport returns a transport sized for many concurrent requests to
@@ -75,7 +80,7 @@ func New(baseURL string, rt http.RoundTripper, opts Options) (*Client, error) {
 	}
 	return &Client{
 		base: u, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, streaming: &http.Client{Transport: rt},
-		observe: observe, breaker: newBreaker(),
+		observe: observe, breaker: newBreaker(), direct: opts.Direct,
 	}, nil
 }
 

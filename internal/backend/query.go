@@ -66,6 +66,16 @@ func formatNs(ns int64) string {
 	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
 
+// DirectQuerier runs queries without HTTP: the embedded engine.
+type DirectQuerier interface {
+	// RunQuery answers as /select/logsql/query would, or ErrNotDirect
+	// for requests it leaves to HTTP.
+	RunQuery(ctx context.Context, t Tenant, q QueryRequest, fn func(*Row) error) error
+}
+
+// ErrNotDirect sends a query through HTTP after all.
+var ErrNotDirect = errors.New("not a direct query")
+
 // errStop ends a query early without an error.
 var errStop = errors.New("stop")
 
@@ -75,6 +85,15 @@ func Stop() error { return errStop }
 // Query runs a LogsQL query and calls fn for every row as it streams in.
 func (c *Client) Query(ctx context.Context, t Tenant, q QueryRequest, fn func(*Row) error) error {
 	return c.timed("query", func() error {
+		if c.direct != nil {
+			err := c.direct.RunQuery(ctx, t, q, fn)
+			if !errors.Is(err, ErrNotDirect) {
+				if errors.Is(err, errStop) {
+					return nil
+				}
+				return err
+			}
+		}
 		resp, err := c.do(ctx, t, http.MethodPost, "/select/logsql/query", q.form(), nil, nil)
 		if err != nil {
 			return err

@@ -137,3 +137,22 @@ func BenchmarkMetricPushdownLogsQL(b *testing.B) {
 		vlQuery(b, vl, q)
 	}
 }
+
+// BenchmarkParsed24h: queries whose rows vloki reads and parses itself
+// (json, logfmt, unwrap) over the 24 h parity dataset.
+func BenchmarkParsed24h(b *testing.B) {
+	base, _ := benchTarget(b)
+	for _, c := range []struct{ name, query string }{
+		{"json_ratio", `sum(rate({app="checkout"} | json | amount >= 100 [5m])) / sum(rate({app="checkout"} | json [5m]))`},
+		{"json_avg", `avg_over_time({app="checkout"} | json | unwrap amount [5m]) by (app)`},
+		{"logfmt_diff", `sum(count_over_time({app="payments"} | logfmt | level="error" [5m])) - sum(count_over_time({app="payments"} | logfmt | level="warn" [5m]))`},
+		{"logs_json", `{app="checkout"} | json | amount >= 290`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			u := rangeURL(base, c.query, "60s", "5000")
+			for b.Loop() {
+				httpGet(b, u)
+			}
+		})
+	}
+}

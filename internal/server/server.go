@@ -58,6 +58,7 @@ func New(cfg config.Config, log *slog.Logger) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	opts.Direct = eng
 	c, err := backend.New("http://embedded", eng.RoundTripper(), opts)
 	if err != nil {
 		eng.Stop()

@@ -179,7 +179,7 @@ func Embedded() (*backend.Client, error) {
 			return
 		}
 		embeddedEngine, embeddedDir = eng, dir
-		embeddedClient, embeddedErr = backend.New("http://embedded", eng.RoundTripper(), backend.Options{})
+		embeddedClient, embeddedErr = backend.New("http://embedded", eng.RoundTripper(), backend.Options{Direct: eng})
 	})
 	return embeddedClient, embeddedErr
 }
@@ -221,4 +221,13 @@ func Flush(t testing.TB, c *backend.Client) {
 	if err := c.Flush(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// EmbeddedViaHTTP is a client of the same embedded engine that sends every
+// query through its HTTP handlers, to check the direct path against.
+func EmbeddedViaHTTP() (*backend.Client, error) {
+	if _, err := Embedded(); err != nil {
+		return nil, err
+	}
+	return backend.New("http://embedded", embeddedEngine.RoundTripper(), backend.Options{})
 }

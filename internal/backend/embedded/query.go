@@ -1,0 +1,90 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlstorage"
+	"github.com/VictoriaMetrics/VictoriaMetrics/lib/logstorage"
+
+	"github.com/vloki/vloki/internal/backend"
+)
+
+// RunQuery runs a LogsQL query on the in-process storage and hands every
+// result row to fn, as /select/logsql/query would, without writing and
+// reading JSON: a row's fields are its non-empty columns, in block order,
+// and a row with none is skipped, as VictoriaLogs' JSON writer skips it.
+// Requests with start, end or limit arguments go through HTTP instead
+// (backend.ErrNotDirect).
+func (e *Engine) RunQuery(ctx context.Context, t backend.Tenant, req backend.QueryRequest, fn func(*backend.Row) error) error {
+	if req.Start != 0 || req.End != 0 || req.Limit != 0 {
+		return backend.ErrNotDirect
+	}
+	// The HTTP handler evaluates relative times one nanosecond before now.
+	q, err := logstorage.ParseQueryAtTimestamp(req.Query, time.Now().UnixNano()-1)
+	if err != nil {
+		return &backend.Error{Endpoint: "/select/logsql/query", Status: 400, Body: fmt.Sprintf("cannot parse query [%s]: %s", req.Query, err)}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	outer := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &rowWriter{fn: fn, cancel: cancel}
+	tenants := []logstorage.TenantID{{AccountID: t.AccountID, ProjectID: t.ProjectID}}
+	err = vlstorage.RunQuery(ctx, tenants, q, w.writeBlock)
+	if w.err != nil {
+		return w.err
+	}
+	if cerr := outer.Err(); cerr != nil {
+		return cerr // the caller gave up or ran out of time
+	}
+	if err != nil {
+		return &backend.Error{Endpoint: "/select/logsql/query", Status: 400, Body: fmt.Sprintf("cannot execute query [%s]: %s", q, err)}
+	}
+	return err
+}
+
+// rowWriter feeds blocks' rows to fn one at a time: VictoriaLogs' workers
+// call writeBlock concurrently.
+type rowWriter struct {
+	fn     func(*backend.Row) error
+	cancel func()
+
+	mu  sync.Mutex
+	row backend.Row
+	err error
+}
+
+func (w *rowWriter) writeBlock(_ uint, db *logstorage.DataBlock) {
+	n := db.RowsCount()
+	if n == 0 {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for i := 0; i < n && w.err == nil; i++ {
+		w.row.Fields = w.row.Fields[:0]
+		for c := range db.Columns {
+			col := &db.Columns[c]
+			if v := col.Values[i]; v != "" {
+				w.row.Fields = append(w.row.Fields, backend.Field{Name: bytesOf(col.Name), Value: bytesOf(v)})
+			}
+		}
+		if len(w.row.Fields) == 0 {
+			continue
+		}
+		if err := w.fn(&w.row); err != nil {
+			w.err = err
+			w.cancel()
+		}
+	}
+}
+
+// bytesOf views s as bytes without copying: row values are only valid
+// during fn, and fn copies what it keeps (backend.Field's contract).
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
