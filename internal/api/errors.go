@@ -8,6 +8,7 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/push"
@@ -19,8 +20,8 @@ import (
 // status code the error calls for. Tenant errors come from Loki's auth
 // middleware instead, which uses http.Error and so ends with a newline.
 func writeError(w http.ResponseWriter, err error) {
-	if sw, ok := w.(*statusWriter); ok {
-		sw.err = err
+	if n, ok := w.(frontend.ErrorNoter); ok {
+		n.NoteError(err)
 	}
 	msg := err.Error()
 	var te *tenant.Error

@@ -26,6 +26,9 @@ type statusWriter struct {
 	err error
 }
 
+// NoteError keeps the error the answer reports, for the log line.
+func (w *statusWriter) NoteError(err error) { w.err = err }
+
 func (w *statusWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
@@ -139,6 +142,14 @@ func (s *Server) scheduled(h http.HandlerFunc) http.HandlerFunc {
 		defer release()
 		h(w, r)
 	}
+}
+
+// front serves a query through the frontend, when there is one.
+func (s *Server) front(route string, h http.HandlerFunc) http.HandlerFunc {
+	if s.d.Frontend == nil {
+		return h
+	}
+	return s.d.Frontend.Wrap(route, tenantFrom, h)
 }
 
 // resolveTenant maps the request's tenant, noting it for the log line; on

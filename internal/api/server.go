@@ -10,6 +10,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/queue"
@@ -47,6 +48,9 @@ type Deps struct {
 	// query spanning more than LongQuerySpan takes a long slot.
 	Queue         *queue.Queue
 	LongQuerySpan time.Duration
+	// Frontend, when set, coalesces identical queries and caches answers
+	// over ranges that can no longer change.
+	Frontend *frontend.Frontend
 	// DrilldownLimits are reported to Logs Drilldown.
 	DrilldownLimits DrilldownLimits
 }
@@ -76,24 +80,27 @@ type route struct {
 
 func (s *Server) routes() []route {
 	t := s.tenantQuery
-	q := func(h http.HandlerFunc) http.HandlerFunc { return t(s.scheduled(h)) }
+	// A query goes: tenant, frontend (coalescing, results cache), queue.
+	q := func(pattern, name string, h http.HandlerFunc) route {
+		return route{pattern, name, t(s.front(name, s.scheduled(h)))}
+	}
 	return []route{
 		{"/loki/api/v1/push", "push", s.push},
 		{"/api/prom/push", "push", s.push},
-		{"/loki/api/v1/query_range", "query_range", q(s.queryRange)},
-		{"/loki/api/v1/query", "query", q(s.queryInstant)},
+		q("/loki/api/v1/query_range", "query_range", s.queryRange),
+		q("/loki/api/v1/query", "query", s.queryInstant),
 		{"/loki/api/v1/tail", "tail", t(s.tail)}, // long-lived: not a query slot
-		{"/loki/api/v1/labels", "labels", q(s.labels)},
-		{"/loki/api/v1/label", "labels", q(s.labels)},
-		{"/loki/api/v1/label/{name}/values", "label_values", q(s.labelValues)},
-		{"/loki/api/v1/series", "series", q(s.series)},
-		{"/loki/api/v1/index/volume", "volume", q(s.volume(false))},
-		{"/loki/api/v1/index/volume_range", "volume_range", q(s.volume(true))},
-		{"/loki/api/v1/index/stats", "index_stats", q(s.indexStats)},
-		{"/loki/api/v1/detected_labels", "detected_labels", q(s.detectedLabels)},
-		{"/loki/api/v1/patterns", "patterns", q(s.patterns)},
-		{"/loki/api/v1/detected_fields", "detected_fields", q(s.detectedFields)},
-		{"/loki/api/v1/detected_field/{name}/values", "detected_field_values", q(s.detectedFieldValues)},
+		q("/loki/api/v1/labels", "labels", s.labels),
+		q("/loki/api/v1/label", "labels", s.labels),
+		q("/loki/api/v1/label/{name}/values", "label_values", s.labelValues),
+		q("/loki/api/v1/series", "series", s.series),
+		q("/loki/api/v1/index/volume", "volume", s.volume(false)),
+		q("/loki/api/v1/index/volume_range", "volume_range", s.volume(true)),
+		q("/loki/api/v1/index/stats", "index_stats", s.indexStats),
+		q("/loki/api/v1/detected_labels", "detected_labels", s.detectedLabels),
+		q("/loki/api/v1/patterns", "patterns", s.patterns),
+		q("/loki/api/v1/detected_fields", "detected_fields", s.detectedFields),
+		q("/loki/api/v1/detected_field/{name}/values", "detected_field_values", s.detectedFieldValues),
 		{"/loki/api/v1/format_query", "format_query", s.formatQuery},
 		{"/loki/api/v1/status/buildinfo", "buildinfo", s.buildInfo},
 		{"/ready", "ready", s.ready},

@@ -22,6 +22,8 @@ type Config struct {
 	Auth    Auth    `yaml:"auth"`
 	Limits  Limits  `yaml:"limits"`
 	Tail    Tail    `yaml:"tail"`
+	// Frontend coalesces identical queries and caches answers.
+	Frontend Frontend `yaml:"frontend"`
 	// QueryScheduler bounds the queries that run at once.
 	QueryScheduler QueryScheduler `yaml:"query_scheduler"`
 	Log            Log            `yaml:"log"`
@@ -70,6 +72,18 @@ type Limits struct {
 	MaxPushBodyBytes        int64         `yaml:"max_push_body_bytes"`
 	DiscoverServiceName     []string      `yaml:"discover_service_name"`
 	DiscoverLogLevels       bool          `yaml:"discover_log_levels"`
+}
+
+// Frontend configures the query frontend (package frontend).
+type Frontend struct {
+	// CacheResults caches answers over ranges older than MaxCacheFreshness.
+	CacheResults bool `yaml:"cache_results"`
+	// ResultsCacheMaxBytes bounds the in-process results cache.
+	ResultsCacheMaxBytes int64 `yaml:"results_cache_max_bytes"`
+	// MaxCacheFreshness is Loki's max_cache_freshness_per_query.
+	MaxCacheFreshness time.Duration `yaml:"max_cache_freshness"`
+	// Coalesce makes identical in-flight queries share one execution.
+	Coalesce bool `yaml:"coalesce"`
 }
 
 // QueryScheduler sizes the admission queue of queries (package queue).
@@ -144,6 +158,9 @@ func Default() Config {
 			DiscoverLogLevels:       true,
 		},
 		Tail: Tail{Backend: "auto"},
+		Frontend: Frontend{
+			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
+		},
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
 		},

@@ -62,3 +62,31 @@ func (m *Metrics) ObserveBackend(endpoint string, d time.Duration, err error) {
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
+
+// FrontendFigures are the query frontend's counters and cache usage.
+type FrontendFigures struct {
+	Hits, Misses, Stored, Coalesced, Invalidations uint64
+	Bytes                                          uint64
+	Entries                                        int
+	Evictions                                      uint64
+}
+
+// RegisterFrontend exposes the frontend's figures, read at scrape time.
+func (m *Metrics) RegisterFrontend(read func() FrontendFigures) {
+	counter := func(name, help string, get func(FrontendFigures) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, func() float64 { return get(read()) })
+	}
+	gauge := func(name, help string, get func(FrontendFigures) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return get(read()) })
+	}
+	m.reg.MustRegister(
+		counter("vloki_results_cache_hits_total", "Answers served from the results cache.", func(f FrontendFigures) float64 { return float64(f.Hits) }),
+		counter("vloki_results_cache_misses_total", "Cacheable requests not found in the results cache.", func(f FrontendFigures) float64 { return float64(f.Misses) }),
+		counter("vloki_results_cache_stored_total", "Answers stored in the results cache.", func(f FrontendFigures) float64 { return float64(f.Stored) }),
+		counter("vloki_results_cache_evictions_total", "Answers evicted from the results cache.", func(f FrontendFigures) float64 { return float64(f.Evictions) }),
+		counter("vloki_results_cache_invalidations_total", "Tenant caches invalidated by a push of old entries.", func(f FrontendFigures) float64 { return float64(f.Invalidations) }),
+		counter("vloki_coalesced_requests_total", "Requests answered by an identical request's execution.", func(f FrontendFigures) float64 { return float64(f.Coalesced) }),
+		gauge("vloki_results_cache_bytes", "Bytes held by the results cache.", func(f FrontendFigures) float64 { return float64(f.Bytes) }),
+		gauge("vloki_results_cache_entries", "Answers held by the results cache.", func(f FrontendFigures) float64 { return float64(f.Entries) }),
+	)
+}

@@ -7,8 +7,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
@@ -152,6 +154,24 @@ func BenchmarkParsed24h(b *testing.B) {
 			u := rangeURL(base, c.query, "60s", "5000")
 			for b.Loop() {
 				httpGet(b, u)
+			}
+		})
+	}
+}
+
+// BenchmarkResultsCacheHit: a repeated 24 h metric query and a repeated
+// label-values request, answered from the results cache, over HTTP on
+// loopback.
+func BenchmarkResultsCacheHit(b *testing.B) {
+	base, _ := benchTarget(b)
+	for _, c := range []struct{ name, url string }{
+		{"sum_rate_24h", rangeURL(base, `sum by (app) (rate({namespace="shop"}[5m]))`, "300", "")},
+		{"label_values", base + "/loki/api/v1/label/app/values?start=" + strconv.FormatInt(Anchor.UnixNano(), 10) + "&end=" + strconv.FormatInt(Anchor.Add(24*time.Hour).UnixNano(), 10)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			httpGet(b, c.url) // cold: fills the cache
+			for b.Loop() {
+				httpGet(b, c.url)
 			}
 		})
 	}

@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/vltest"
 )
@@ -67,8 +72,99 @@ func TestParity(t *testing.T) {
 			}
 			t.Logf("parity report (%s):\n%s", b.Name, Report(results))
 			checkRegistry(t, results, gaps)
+			if b.Name == "external" { // a process of its own: free to change its data
+				checkWarmAndInvalidated(t, srv.URL, b, cases, ds)
+			}
 		})
 	}
+}
+
+// checkWarmAndInvalidated asks the corpus again, now largely from the
+// results cache, and requires the answers vloki gave cold; then pushes an
+// entry stamped inside the corpus' hours and requires every answer to
+// equal that of a vloki without a results cache on the same data.
+func checkWarmAndInvalidated(t *testing.T, url string, b vltest.Backend, cases []Case, ds []Stream) {
+	ctx := context.Background()
+	cold, err := askAll(ctx, url, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	warm, err := askAll(ctx, url, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	diffs := 0
+	for i, c := range cases {
+		if d := Compare(c, cold[i], warm[i]); d != nil {
+			diffs++
+			t.Errorf("%s: warm answer differs from the cold one: %v", c.ID, d)
+		}
+	}
+	if hits := cacheHits(t, url); hits < float64(len(cases))/2 {
+		t.Errorf("only %v of %d warm answers came from the results cache", hits, len(cases))
+	}
+	late := Stream{Labels: ds[0].Labels, Entries: []model.Entry{{TimestampNs: Anchor.Add(12*time.Hour + time.Millisecond).UnixNano(), Line: "late entry, pushed after the answers were cached"}}}
+	if err := Push(ctx, url, "", []Stream{late}, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Frontend.CacheResults = false
+	app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), b.Client, b.Name, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := httptest.NewServer(app.Handler())
+	defer fresh.Close()
+	after, err := askAll(ctx, url, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := askAll(ctx, fresh.URL, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i, c := range cases {
+		if d := Compare(c, want[i], after[i]); d != nil {
+			t.Errorf("%s: after a late push, the cached vloki answers differently from an uncached one: %v", c.ID, d)
+		}
+		if Compare(c, cold[i], want[i]) != nil {
+			changed++
+		}
+	}
+	if changed == 0 {
+		t.Error("the late push changed no answer: the check proves nothing")
+	}
+	t.Logf("warm: %d of %d answers identical to cold; after a late push %d answers changed, all as an uncached vloki's", len(cases)-diffs, len(cases), changed)
+}
+
+func askAll(ctx context.Context, url string, cases []Case) ([]Answer, error) {
+	out := make([]Answer, len(cases))
+	for i, c := range cases {
+		a, err := Ask(ctx, url, "", c)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", c.ID, err)
+		}
+		out[i] = a
+	}
+	return out, nil
+}
+
+// cacheHits reads vloki_results_cache_hits_total from /metrics.
+func cacheHits(t *testing.T, url string) float64 {
+	resp, err := http.Get(url + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "vloki_results_cache_hits_total "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	return 0
 }
 
 func checkRegistry(t *testing.T, results []Result, gaps map[string]string) {

@@ -18,6 +18,7 @@ import (
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/foreign"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/model"
@@ -78,9 +79,9 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		resolver.Mapping = mapping
 	}
 	limits := pushLimits(cfg.Limits)
-	tails, visible := tailhub.New(), visibility.New(c.Flush)
+	tails, visible, front := tailhub.New(), visibility.New(c.Flush), newFrontend(cfg.Frontend, m)
 	w := &ingest.Writer{Backend: c, Limits: limits, OnAck: []func(backend.Tenant, []model.Stream){
-		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) },
+		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
 	}}
 	eng := engine.New(c, engine.Limits{
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
@@ -89,7 +90,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	}, foreignConfig(cfg, limits))
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
-		Tails: tails, TailFromBackend: cfg.TailFromBackend(), Visibility: visible,
+		Tails: tails, TailFromBackend: cfg.TailFromBackend(), Visibility: visible, Frontend: front,
 		Queue: newQueue(cfg.QueryScheduler), LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
@@ -153,4 +154,25 @@ func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
 func newQueue(c config.QueryScheduler) *queue.Queue {
 	all, long := c.Slots(runtime.GOMAXPROCS(0))
 	return queue.New(queue.Config{MaxConcurrent: all, MaxLong: long, MaxOutstandingPerTenant: c.MaxOutstandingPerTenant})
+}
+
+// newFrontend builds the query frontend and exposes its figures.
+func newFrontend(c config.Frontend, m *metrics.Metrics) *frontend.Frontend {
+	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce}
+	var mem *frontend.Memory
+	if c.CacheResults {
+		mem = frontend.NewMemory(c.ResultsCacheMaxBytes)
+		fc.Cache = mem
+	}
+	f := frontend.New(fc)
+	m.RegisterFrontend(func() metrics.FrontendFigures {
+		s := f.Snapshot()
+		out := metrics.FrontendFigures{Hits: s.Hits, Misses: s.Misses, Stored: s.Stored, Coalesced: s.Coalesced,
+			Invalidations: s.InvalidatedByOldPush}
+		if mem != nil {
+			out.Bytes, out.Entries, out.Evictions = mem.Usage()
+		}
+		return out
+	})
+	return f
 }

@@ -1,0 +1,190 @@
+// Package frontend is what Loki's query frontend does before a query
+// reaches the engine, kept exact: identical requests in flight share one
+// execution (coalescing), and answers over time ranges that can no longer
+// change are served from a results cache.
+//
+// An answer is cached only when its whole time range ends before now -
+// MaxCacheFreshness (Loki's max_cache_freshness_per_query, default 10m):
+// later data may still arrive for newer ranges. vloki also sees every push
+// it acknowledges: a push carrying entries older than that window bumps
+// the tenant's generation, and every cached answer of an older generation
+// is never served again — an acknowledged push is never hidden by the
+// cache. Data other agents write straight into VictoriaLogs is covered by
+// the freshness window alone, as in Loki.
+package frontend
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/model"
+)
+
+// Config configures the frontend.
+type Config struct {
+	// MaxCacheFreshness: answers whose range ends later than now minus
+	// this are not cached.
+	MaxCacheFreshness time.Duration
+	// Cache stores answers; nil disables the results cache.
+	Cache Cache
+	// Coalesce makes identical in-flight requests share one execution.
+	Coalesce bool
+}
+
+// Frontend wraps query handlers.
+type Frontend struct {
+	cfg    Config
+	now    func() time.Time
+	flight singleflight.Group
+	stats  Stats
+
+	mu          sync.Mutex
+	generations map[backend.Tenant]uint64
+	lastAck     map[backend.Tenant]time.Time
+}
+
+// Stats count what the frontend did, for /metrics.
+type Stats struct {
+	mu                                sync.Mutex
+	Hits, Misses, Stored, Coalesced   uint64
+	Uncacheable, BypassedByNoCache    uint64
+	InvalidatedByOldPush, TooLargeSet uint64
+}
+
+// New returns a frontend.
+func New(cfg Config) *Frontend {
+	return &Frontend{cfg: cfg, now: time.Now, generations: map[backend.Tenant]uint64{}, lastAck: map[backend.Tenant]time.Time{}}
+}
+
+// Acked is told of every push VictoriaLogs acknowledged: one carrying an
+// entry older than the freshness window invalidates the tenant's cached
+// answers; any push ends coalescing onto executions that started before it.
+func (f *Frontend) Acked(t backend.Tenant, streams []model.Stream) {
+	now := f.now()
+	cut := now.Add(-f.cfg.MaxCacheFreshness).UnixNano()
+	old := false
+	for _, s := range streams {
+		for _, e := range s.Entries {
+			old = old || e.TimestampNs < cut
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.lastAck[t] = now
+	if old {
+		f.generations[t]++
+		f.count(func(s *Stats) { s.InvalidatedByOldPush++ })
+	}
+}
+
+func (f *Frontend) generation(t backend.Tenant) uint64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.generations[t]
+}
+
+func (f *Frontend) ackedSince(t backend.Tenant, since time.Time) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.lastAck[t].After(since)
+}
+
+func (f *Frontend) count(fn func(*Stats)) {
+	f.stats.mu.Lock()
+	fn(&f.stats)
+	f.stats.mu.Unlock()
+}
+
+// Snapshot returns the counters.
+func (f *Frontend) Snapshot() Stats {
+	f.stats.mu.Lock()
+	defer f.stats.mu.Unlock()
+	return Stats{Hits: f.stats.Hits, Misses: f.stats.Misses, Stored: f.stats.Stored, Coalesced: f.stats.Coalesced,
+		Uncacheable: f.stats.Uncacheable, BypassedByNoCache: f.stats.BypassedByNoCache,
+		InvalidatedByOldPush: f.stats.InvalidatedByOldPush, TooLargeSet: f.stats.TooLargeSet}
+}
+
+// TenantFunc returns the tenant a request was resolved to.
+type TenantFunc func(context.Context) backend.Tenant
+
+// Wrap serves route's requests through the frontend.
+func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		t := tenantOf(r.Context())
+		req, err := describe(route, r, f.now())
+		if err != nil {
+			h(w, r) // the handler answers the malformed request
+			return
+		}
+		noCache := r.Header.Get("Cache-Control") == "no-cache"
+		key := req.key(t, f.generation(t))
+		cacheable := f.cfg.Cache != nil && !noCache && req.frozenBefore(f.now().Add(-f.cfg.MaxCacheFreshness))
+		if cacheable {
+			if a, ok := f.cfg.Cache.Get(r.Context(), key); ok {
+				f.count(func(s *Stats) { s.Hits++ })
+				a.writeTo(w)
+				return
+			}
+			f.count(func(s *Stats) { s.Misses++ })
+		} else if noCache {
+			f.count(func(s *Stats) { s.BypassedByNoCache++ })
+		} else {
+			f.count(func(s *Stats) { s.Uncacheable++ })
+		}
+		a := f.execute(t, key, h, r)
+		if cacheable && a.status == http.StatusOK && a.complete {
+			if f.cfg.Cache.Set(r.Context(), key, a) {
+				f.count(func(s *Stats) { s.Stored++ })
+			} else {
+				f.count(func(s *Stats) { s.TooLargeSet++ })
+			}
+		}
+		a.writeTo(w)
+	}
+}
+
+// execute runs h once for all identical requests in flight (when
+// coalescing), detached from any one client, so one leaving does not
+// cancel the others' answer. A request does not join an execution that
+// started before its tenant's last acknowledged push.
+func (f *Frontend) execute(t backend.Tenant, key string, h http.HandlerFunc, r *http.Request) *answer {
+	run := func(ctx context.Context) *answer {
+		rec := newRecorder()
+		h(rec, r.WithContext(ctx))
+		return rec.answer()
+	}
+	if !f.cfg.Coalesce {
+		return run(r.Context())
+	}
+	for {
+		me := &flightResult{started: f.now()}
+		ch := f.flight.DoChan(key, func() (any, error) {
+			me.a = run(context.WithoutCancel(r.Context()))
+			return me, nil
+		})
+		select {
+		case res := <-ch:
+			fr := res.Val.(*flightResult)
+			if fr == me {
+				return fr.a
+			}
+			if f.ackedSince(t, fr.started) {
+				continue // that execution may predate a push this request must see
+			}
+			f.count(func(s *Stats) { s.Coalesced++ })
+			return fr.a
+		case <-r.Context().Done():
+			return &answer{status: 499, body: []byte(r.Context().Err().Error())}
+		}
+	}
+}
+
+type flightResult struct {
+	a       *answer
+	started time.Time
+}

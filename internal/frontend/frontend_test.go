@@ -1,0 +1,136 @@
+package frontend
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/model"
+)
+
+type tenantKey struct{}
+
+func tenantOf(ctx context.Context) backend.Tenant {
+	t, _ := ctx.Value(tenantKey{}).(backend.Tenant)
+	return t
+}
+
+// countingHandler answers with its tenant and how often it ran.
+type countingHandler struct {
+	runs    atomic.Int32
+	release chan struct{}
+	status  int
+}
+
+func (h *countingHandler) serve(w http.ResponseWriter, r *http.Request) {
+	n := h.runs.Add(1)
+	if h.release != nil {
+		<-h.release
+	}
+	if h.status != 0 {
+		w.WriteHeader(h.status)
+	}
+	fmt.Fprintf(w, "tenant %d run %d", tenantOf(r.Context()).AccountID, n)
+}
+
+var now = time.Unix(1_800_000_000, 0)
+
+func ask(f *Frontend, h http.HandlerFunc, tn uint32, end time.Time, hdr ...string) (int, string) {
+	r := httptest.NewRequest("GET", "/loki/api/v1/query_range?query=%7Ba%3D%22b%22%7D&end="+strconv.FormatInt(end.UnixNano(), 10), nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, backend.Tenant{AccountID: tn}))
+	w := httptest.NewRecorder()
+	f.Wrap("query_range", tenantOf, h)(w, r)
+	return w.Code, w.Body.String()
+}
+
+func newTest(coalesce bool) *Frontend {
+	f := New(Config{MaxCacheFreshness: 10 * time.Minute, Cache: NewMemory(1 << 20), Coalesce: coalesce})
+	f.now = func() time.Time { return now }
+	return f
+}
+
+func TestCachesOnlyFrozenAnswersPerTenant(t *testing.T) {
+	f, h := newTest(false), &countingHandler{}
+	old, recent := now.Add(-time.Hour), now.Add(-time.Minute)
+	for range 3 {
+		if _, body := ask(f, h.serve, 1, old); body != "tenant 1 run 1" {
+			t.Fatalf("old range: %q", body)
+		}
+	}
+	if _, body := ask(f, h.serve, 2, old); body != "tenant 2 run 2" {
+		t.Fatalf("another tenant got %q", body)
+	}
+	ask(f, h.serve, 1, recent)
+	if _, body := ask(f, h.serve, 1, recent); body != "tenant 1 run 4" {
+		t.Fatalf("a range within the freshness window came from the cache: %q", body)
+	}
+	if _, body := ask(f, h.serve, 1, old, "Cache-Control", "no-cache"); body != "tenant 1 run 5" {
+		t.Fatalf("no-cache: %q", body)
+	}
+	if _, body := ask(f, h.serve, 1, old, "X-Loki-Response-Encoding-Flags", "categorize-labels"); body != "tenant 1 run 6" {
+		t.Fatalf("other encoding flags shared an answer: %q", body)
+	}
+}
+
+func TestErrorsAreNotCached(t *testing.T) {
+	f, h := newTest(false), &countingHandler{status: 500}
+	ask(f, h.serve, 1, now.Add(-time.Hour))
+	if code, body := ask(f, h.serve, 1, now.Add(-time.Hour)); code != 500 || body != "tenant 1 run 2" {
+		t.Fatalf("%d %q", code, body)
+	}
+}
+
+func TestOldPushInvalidatesTheTenant(t *testing.T) {
+	f, h := newTest(false), &countingHandler{}
+	old := now.Add(-time.Hour)
+	ask(f, h.serve, 1, old)
+	ask(f, h.serve, 2, old)
+	fresh := []model.Stream{{Entries: []model.Entry{{TimestampNs: now.UnixNano()}}}}
+	f.Acked(backend.Tenant{AccountID: 1}, fresh)
+	if _, body := ask(f, h.serve, 1, old); body != "tenant 1 run 1" {
+		t.Fatalf("a push of new entries invalidated: %q", body)
+	}
+	late := []model.Stream{{Entries: []model.Entry{{TimestampNs: now.Add(-2 * time.Hour).UnixNano()}}}}
+	f.Acked(backend.Tenant{AccountID: 1}, late)
+	if _, body := ask(f, h.serve, 1, old); body != "tenant 1 run 3" {
+		t.Fatalf("a late push did not invalidate: %q", body)
+	}
+	if _, body := ask(f, h.serve, 2, old); body != "tenant 2 run 2" {
+		t.Fatalf("another tenant's cache was invalidated: %q", body)
+	}
+}
+
+func TestCoalescing(t *testing.T) {
+	f, h := newTest(true), &countingHandler{release: make(chan struct{})}
+	f.cfg.Cache = nil
+	var wg sync.WaitGroup
+	bodies := make([]string, 5)
+	for i := range bodies {
+		wg.Add(1)
+		go func() { defer wg.Done(); _, bodies[i] = ask(f, h.serve, 1, now) }()
+	}
+	for h.runs.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond) // the others join
+	close(h.release)
+	wg.Wait()
+	if h.runs.Load() != 1 {
+		t.Fatalf("%d executions for 5 identical requests", h.runs.Load())
+	}
+	for _, b := range bodies {
+		if b != "tenant 1 run 1" {
+			t.Fatalf("bodies %q", bodies)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package frontend
+
+import (
+	"bytes"
+	"net/http"
+)
+
+// answer is one recorded HTTP answer.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+	// complete is false when the handler hijacked or flushed mid-way
+	// (never the case for cacheable routes, checked anyway).
+	complete bool
+	// err is the error the answer reports, for the request's log line.
+	err error
+}
+
+// ErrorNoter is a ResponseWriter that keeps the error an answer reports,
+// for logging.
+type ErrorNoter interface{ NoteError(error) }
+
+// size is what the answer weighs in a cache.
+func (a *answer) size() int {
+	n := len(a.body) + 64
+	for k, vs := range a.header {
+		n += len(k)
+		for _, v := range vs {
+			n += len(v)
+		}
+	}
+	return n
+}
+
+func (a *answer) writeTo(w http.ResponseWriter) {
+	if n, ok := w.(ErrorNoter); ok && a.err != nil {
+		n.NoteError(a.err)
+	}
+	for k, vs := range a.header {
+		w.Header()[k] = vs
+	}
+	w.WriteHeader(a.status)
+	_, _ = w.Write(a.body)
+}
+
+// recorder is an http.ResponseWriter that keeps the answer.
+type recorder struct {
+	header  http.Header
+	status  int
+	body    bytes.Buffer
+	flushed bool
+	err     error
+}
+
+// NoteError keeps the error the handler answered.
+func (r *recorder) NoteError(err error) { r.err = err }
+
+func newRecorder() *recorder { return &recorder{header: http.Header{}} }
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(p []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(p)
+}
+
+// Flush only notes that the handler streamed: the answer is sent whole.
+func (r *recorder) Flush() { r.flushed = true }
+
+func (r *recorder) answer() *answer {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return &answer{status: r.status, header: r.header.Clone(), body: r.body.Bytes(), complete: !r.flushed, err: r.err}
+}
