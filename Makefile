@@ -10,6 +10,7 @@ run:
 
 ## test: everything CI runs (unit, integration on real VictoriaLogs, parity)
 test: vet
+	scripts/test-deps.sh
 	$(GO) test -count=1 -timeout 40m ./...
 
 build:

@@ -114,10 +114,6 @@ func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 		if !ok {
 			return
 		}
-		if s.d.Visibility != nil {
-			// A failed wait leaves the read to meet the same trouble.
-			_ = s.d.Visibility.Wait(r.Context(), t)
-		}
 		h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
 	}
 }
@@ -145,11 +141,18 @@ func (s *Server) scheduled(h http.HandlerFunc) http.HandlerFunc {
 }
 
 // front serves a query through the frontend, when there is one.
+// Without a frontend, the read still waits for its tenant's acknowledged
+// pushes to be searchable (the frontend does it when there is one).
 func (s *Server) front(route string, h http.HandlerFunc) http.HandlerFunc {
-	if s.d.Frontend == nil {
-		return h
+	if s.d.Frontend != nil {
+		return s.d.Frontend.Wrap(route, tenantFrom, h)
 	}
-	return s.d.Frontend.Wrap(route, tenantFrom, h)
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.d.Visibility != nil {
+			_ = s.d.Visibility.Wait(r.Context(), tenantFrom(r.Context()))
+		}
+		h(w, r)
+	}
 }
 
 // resolveTenant maps the request's tenant, noting it for the log line; on

@@ -60,6 +60,9 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 	// The live sources start before the history is asked, so nothing
 	// pushed in between falls through the gap.
 	liveErr := s.startTailSources(ctx, live, tn)
+	if s.d.Visibility != nil {
+		_ = s.d.Visibility.Wait(ctx, tn) // the history sees every acknowledged push
+	}
 	now := time.Now()
 	hist, err := exec.RunLogs(ctx, s.d.Backend, tn, exec.LogRequest{
 		Query: lq, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward, Categorize: flags.Categorize(),

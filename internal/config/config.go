@@ -80,6 +80,14 @@ type Frontend struct {
 	CacheResults bool `yaml:"cache_results"`
 	// ResultsCacheMaxBytes bounds the in-process results cache.
 	ResultsCacheMaxBytes int64 `yaml:"results_cache_max_bytes"`
+	// ResultsCacheBackend is memory, memcached or redis.
+	ResultsCacheBackend string `yaml:"results_cache_backend"`
+	// MemcachedAddresses are host:port of the memcached servers.
+	MemcachedAddresses []string `yaml:"memcached_addresses"`
+	// RedisAddress is host:port of the Redis server.
+	RedisAddress string `yaml:"redis_address"`
+	// ResultsCacheTTL is how long a shared cache keeps an answer.
+	ResultsCacheTTL time.Duration `yaml:"results_cache_ttl"`
 	// MaxCacheFreshness is Loki's max_cache_freshness_per_query.
 	MaxCacheFreshness time.Duration `yaml:"max_cache_freshness"`
 	// Coalesce makes identical in-flight queries share one execution.
@@ -160,6 +168,7 @@ func Default() Config {
 		Tail: Tail{Backend: "auto"},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
+			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
 		},
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
@@ -228,6 +237,12 @@ func (c Config) Validate() error {
 		return errors.New("limits.max_entries_limit_per_query must be > 0")
 	case c.Limits.QueryTimeout <= 0:
 		return errors.New("limits.query_timeout must be > 0")
+	case c.Frontend.ResultsCacheBackend != "memory" && c.Frontend.ResultsCacheBackend != "memcached" && c.Frontend.ResultsCacheBackend != "redis":
+		return fmt.Errorf("frontend.results_cache_backend %q: want memory, memcached or redis", c.Frontend.ResultsCacheBackend)
+	case c.Frontend.ResultsCacheBackend == "memcached" && len(c.Frontend.MemcachedAddresses) == 0:
+		return errors.New("frontend.memcached_addresses must be set for the memcached results cache")
+	case c.Frontend.ResultsCacheBackend == "redis" && c.Frontend.RedisAddress == "":
+		return errors.New("frontend.redis_address must be set for the redis results cache")
 	case c.Tail.Backend != "auto" && c.Tail.Backend != "on" && c.Tail.Backend != "off":
 		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
 	}

@@ -3,16 +3,32 @@ package frontend
 import (
 	"context"
 	"math"
+	"strconv"
+	"sync"
 
 	"github.com/maypok86/otter/v2"
 	"github.com/maypok86/otter/v2/stats"
+
+	"github.com/vloki/vloki/internal/backend"
 )
 
 // Cache stores answers by key. Implementations bound themselves by bytes.
+// A cache shared by several vloki replicas shares the tenants' generations
+// too, so a late push through one replica invalidates for all.
 type Cache interface {
 	Get(ctx context.Context, key string) (*answer, bool)
-	// Set stores a; false when a is too large to keep.
+	// Set stores a; false when a is too large (or could not be stored).
 	Set(ctx context.Context, key string, a *answer) bool
+	// Generation is the tenant's current cache generation; false when it
+	// cannot be read (the answer is then neither read nor stored).
+	Generation(ctx context.Context, tenant string) (uint64, bool)
+	// Invalidate moves the tenant to a new generation.
+	Invalidate(ctx context.Context, tenant string)
+}
+
+// tenantKey names a tenant in a cache.
+func tenantKey(t backend.Tenant) string {
+	return strconv.FormatUint(uint64(t.AccountID), 10) + ":" + strconv.FormatUint(uint64(t.ProjectID), 10)
 }
 
 // Memory is the in-process cache: W-TinyLFU eviction (otter) bounded by
@@ -21,6 +37,9 @@ type Memory struct {
 	c       *otter.Cache[string, *answer]
 	maxItem int
 	stats   *stats.Counter
+
+	mu          sync.Mutex
+	generations map[string]uint64
 }
 
 // NewMemory returns a cache holding at most maxBytes; one answer may take
@@ -34,7 +53,21 @@ func NewMemory(maxBytes int64) *Memory {
 		},
 		StatsRecorder: st,
 	})
-	return &Memory{c: c, maxItem: int(maxBytes / 10), stats: st}
+	return &Memory{c: c, maxItem: int(maxBytes / 10), stats: st, generations: map[string]uint64{}}
+}
+
+// Generation is the tenant's generation in this process.
+func (m *Memory) Generation(_ context.Context, tenant string) (uint64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.generations[tenant], true
+}
+
+// Invalidate moves the tenant to a new generation; its old answers age out.
+func (m *Memory) Invalidate(_ context.Context, tenant string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.generations[tenant]++
 }
 
 // Get returns a cached answer.

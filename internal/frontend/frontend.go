@@ -34,6 +34,12 @@ type Config struct {
 	Cache Cache
 	// Coalesce makes identical in-flight requests share one execution.
 	Coalesce bool
+	// WaitVisible, when set, returns once the tenant's acknowledged pushes
+	// are searchable. The frontend calls it after reading the tenant's
+	// cache generation: a generation bumped by a late push is only seen
+	// once that push was acknowledged, so the answer stored under it
+	// includes the push.
+	WaitVisible func(context.Context, backend.Tenant) error
 }
 
 // Frontend wraps query handlers.
@@ -74,11 +80,16 @@ func (f *Frontend) Acked(t backend.Tenant, streams []model.Stream) {
 		}
 	}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.lastAck[t] = now
 	if old {
 		f.generations[t]++
+	}
+	f.mu.Unlock()
+	if old {
 		f.count(func(s *Stats) { s.InvalidatedByOldPush++ })
+		if f.cfg.Cache != nil {
+			f.cfg.Cache.Invalidate(context.Background(), tenantKey(t))
+		}
 	}
 }
 
@@ -118,14 +129,20 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 		t := tenantOf(r.Context())
 		req, err := describe(route, r, f.now())
 		if err != nil {
+			f.waitVisible(r.Context(), t)
 			h(w, r) // the handler answers the malformed request
 			return
 		}
 		noCache := r.Header.Get("Cache-Control") == "no-cache"
-		key := req.key(t, f.generation(t))
-		cacheable := f.cfg.Cache != nil && !noCache && req.frozenBefore(f.now().Add(-f.cfg.MaxCacheFreshness))
+		cacheKey, cacheable := "", false
+		if f.cfg.Cache != nil && !noCache && req.frozenBefore(f.now().Add(-f.cfg.MaxCacheFreshness)) {
+			if gen, ok := f.cfg.Cache.Generation(r.Context(), tenantKey(t)); ok {
+				cacheKey, cacheable = req.key(t, gen), true
+			}
+		}
+		f.waitVisible(r.Context(), t)
 		if cacheable {
-			if a, ok := f.cfg.Cache.Get(r.Context(), key); ok {
+			if a, ok := f.cfg.Cache.Get(r.Context(), cacheKey); ok {
 				f.count(func(s *Stats) { s.Hits++ })
 				a.writeTo(w)
 				return
@@ -136,15 +153,22 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 		} else {
 			f.count(func(s *Stats) { s.Uncacheable++ })
 		}
-		a := f.execute(t, key, h, r)
+		a := f.execute(t, req.key(t, f.generation(t)), h, r)
 		if cacheable && a.status == http.StatusOK && a.complete {
-			if f.cfg.Cache.Set(r.Context(), key, a) {
+			if f.cfg.Cache.Set(r.Context(), cacheKey, a) {
 				f.count(func(s *Stats) { s.Stored++ })
 			} else {
 				f.count(func(s *Stats) { s.TooLargeSet++ })
 			}
 		}
 		a.writeTo(w)
+	}
+}
+
+func (f *Frontend) waitVisible(ctx context.Context, t backend.Tenant) {
+	if f.cfg.WaitVisible != nil {
+		// A failed wait leaves the read to meet the same trouble.
+		_ = f.cfg.WaitVisible(ctx, t)
 	}
 }
 

@@ -15,10 +15,10 @@ import (
 	"github.com/vloki/vloki/internal/model"
 )
 
-type tenantKey struct{}
+type tenantCtxKey struct{}
 
 func tenantOf(ctx context.Context) backend.Tenant {
-	t, _ := ctx.Value(tenantKey{}).(backend.Tenant)
+	t, _ := ctx.Value(tenantCtxKey{}).(backend.Tenant)
 	return t
 }
 
@@ -47,7 +47,7 @@ func ask(f *Frontend, h http.HandlerFunc, tn uint32, end time.Time, hdr ...strin
 	for i := 0; i+1 < len(hdr); i += 2 {
 		r.Header.Set(hdr[i], hdr[i+1])
 	}
-	r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, backend.Tenant{AccountID: tn}))
+	r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: tn}))
 	w := httptest.NewRecorder()
 	f.Wrap("query_range", tenantOf, h)(w, r)
 	return w.Code, w.Body.String()

@@ -79,7 +79,8 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		resolver.Mapping = mapping
 	}
 	limits := pushLimits(cfg.Limits)
-	tails, visible, front := tailhub.New(), visibility.New(c.Flush), newFrontend(cfg.Frontend, m)
+	tails, visible := tailhub.New(), visibility.New(c.Flush)
+	front := newFrontend(cfg.Frontend, m, log, visible.Wait)
 	w := &ingest.Writer{Backend: c, Limits: limits, OnAck: []func(backend.Tenant, []model.Stream){
 		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
 	}}
@@ -157,12 +158,20 @@ func newQueue(c config.QueryScheduler) *queue.Queue {
 }
 
 // newFrontend builds the query frontend and exposes its figures.
-func newFrontend(c config.Frontend, m *metrics.Metrics) *frontend.Frontend {
-	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce}
+func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error) *frontend.Frontend {
+	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible}
 	var mem *frontend.Memory
 	if c.CacheResults {
-		mem = frontend.NewMemory(c.ResultsCacheMaxBytes)
-		fc.Cache = mem
+		remote := frontend.RemoteConfig{TTL: c.ResultsCacheTTL, MaxItemBytes: 1 << 20, Timeout: 200 * time.Millisecond, Log: log}
+		switch c.ResultsCacheBackend {
+		case "memcached":
+			fc.Cache = frontend.NewMemcached(c.MemcachedAddresses, remote)
+		case "redis":
+			fc.Cache = frontend.NewRedis(c.RedisAddress, remote)
+		default:
+			mem = frontend.NewMemory(c.ResultsCacheMaxBytes)
+			fc.Cache = mem
+		}
 	}
 	f := frontend.New(fc)
 	m.RegisterFrontend(func() metrics.FrontendFigures {
