@@ -65,11 +65,15 @@ func run(args []string) error {
 		return err
 	case <-ctx.Done():
 	}
-	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	log.Info("shutting down: finishing requests in flight", "grace", shutdownGrace)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	return srv.Shutdown(shutdownCtx)
+	app.BeginShutdown(shutdownCtx)
+	return srv.Shutdown(shutdownCtx) // then app.Close flushes the storage
 }
+
+// shutdownGrace is how long in-flight requests may take to finish.
+const shutdownGrace = 30 * time.Second
 
 func displayAddr(a net.Addr) string {
 	tcp, ok := a.(*net.TCPAddr)

@@ -58,6 +58,12 @@ func (s *Server) buildInfo(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) ready(w http.ResponseWriter, r *http.Request) {
+	select {
+	case <-s.closing:
+		writeText(w, http.StatusServiceUnavailable, "shutting down\n")
+		return
+	default:
+	}
 	if s.d.Ready != nil {
 		if err := s.d.Ready(); err != nil {
 			writeText(w, http.StatusServiceUnavailable, "backend not ready: "+err.Error()+"\n")

@@ -4,8 +4,10 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -58,6 +60,11 @@ type Deps struct {
 // Server is the HTTP API.
 type Server struct {
 	d Deps
+	// closing is closed when vloki begins to shut down: tails end with
+	// a close frame, /ready reports not ready.
+	closing   chan struct{}
+	closeOnce sync.Once
+	tails     sync.WaitGroup
 }
 
 // New returns the API server.
@@ -68,7 +75,20 @@ func New(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = metrics.New()
 	}
-	return &Server{d: d}
+	return &Server{d: d, closing: make(chan struct{})}
+}
+
+// BeginShutdown ends live tails with a "going away" close frame and makes
+// /ready answer 503, so load balancers stop sending; it returns when the
+// tails ended or ctx did.
+func (s *Server) BeginShutdown(ctx context.Context) {
+	s.closeOnce.Do(func() { close(s.closing) })
+	done := make(chan struct{})
+	go func() { s.tails.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
 }
 
 // route is one registered endpoint.

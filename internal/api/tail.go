@@ -38,6 +38,8 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	s.tails.Add(1)
+	defer s.tails.Done()
 	conn, err := tailUpgrader.Upgrade(w, r, nil)
 	if err != nil {
 		return // the upgrader answered the client
@@ -143,6 +145,9 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 		select {
 		case <-ctx.Done():
 			_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""))
+			return
+		case <-s.closing:
+			_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "vloki is shutting down"))
 			return
 		case err := <-liveErr:
 			if err == nil {

@@ -54,6 +54,13 @@ type Backend struct {
 type Storage struct {
 	Path      string `yaml:"path"`
 	Retention string `yaml:"retention"`
+	// FlushInterval is how often the embedded engine writes in-memory
+	// rows to disk (VictoriaLogs' -inmemoryDataFlushInterval, at least
+	// 1s): a kill -9 or power loss loses at most the rows acknowledged in
+	// the last 2 × FlushInterval + 1s (VictoriaLogs buffers rows for a
+	// second, then keeps a part in memory until its deadline passes and
+	// its flusher next ticks). A SIGTERM loses nothing.
+	FlushInterval time.Duration `yaml:"flush_interval"`
 }
 
 // Auth configures tenants.
@@ -155,7 +162,7 @@ func Default() Config {
 	return Config{
 		Server:  Server{HTTPListenPort: 3100},
 		Backend: Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue},
-		Storage: Storage{Path: "./data", Retention: "100y"},
+		Storage: Storage{Path: "./data", Retention: "100y", FlushInterval: 5 * time.Second},
 		Limits: Limits{
 			MaxEntriesLimitPerQuery: 5000,
 			MaxQuerySeries:          500,
@@ -235,6 +242,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("server.http_listen_port %d out of range", c.Server.HTTPListenPort)
 	case c.Limits.MaxEntriesLimitPerQuery <= 0:
 		return errors.New("limits.max_entries_limit_per_query must be > 0")
+	case c.Storage.FlushInterval < time.Second:
+		return errors.New("storage.flush_interval must be at least 1s")
 	case c.Limits.QueryTimeout <= 0:
 		return errors.New("limits.query_timeout must be > 0")
 	case c.Frontend.ResultsCacheBackend != "memory" && c.Frontend.ResultsCacheBackend != "memcached" && c.Frontend.ResultsCacheBackend != "redis":

@@ -14,6 +14,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Backend.DefaultMsgValue, "backend.default-msg-value", c.Backend.DefaultMsgValue, "VictoriaLogs' -defaultMsgValue: the _msg of rows stored without one")
 	fs.StringVar(&c.Storage.Path, "storage.path", c.Storage.Path, "data directory of the embedded engine")
 	fs.StringVar(&c.Storage.Retention, "storage.retention", c.Storage.Retention, "retention of the embedded engine (VictoriaLogs duration, e.g. 30d, 1y)")
+	fs.DurationVar(&c.Storage.FlushInterval, "storage.flush-interval", c.Storage.FlushInterval, "how often the embedded engine writes in-memory rows to disk (min 1s); a kill -9 may lose rows acknowledged in the last 2 × interval + 1s")
 	fs.BoolVar(&c.Auth.Enabled, "auth.enabled", c.Auth.Enabled, "require X-Scope-OrgID (Loki's auth_enabled); when off every request is tenant \"fake\"")
 	fs.StringVar(&c.Auth.TenantsFile, "auth.tenants-file", c.Auth.TenantsFile, "YAML file mapping tenants to VictoriaLogs AccountID/ProjectID")
 	fs.IntVar(&c.Limits.MaxEntriesLimitPerQuery, "limits.max-entries-limit-per-query", c.Limits.MaxEntriesLimitPerQuery, "maximum limit of a log query")

@@ -32,6 +32,7 @@ import (
 // App is an assembled vloki.
 type App struct {
 	handler  http.Handler
+	api      *api.Server
 	ingester *ingest.Writer
 	name     string
 	close    func()
@@ -54,7 +55,7 @@ func New(cfg config.Config, log *slog.Logger) (*App, error) {
 	}
 	eng, err := embedded.Start(embedded.Config{
 		DataPath: cfg.Storage.Path, Retention: cfg.Storage.Retention, LogLevel: "WARN",
-		MaxRequestSize: cfg.Limits.MaxPushBodyBytes,
+		MaxRequestSize: cfg.Limits.MaxPushBodyBytes, FlushInterval: cfg.Storage.FlushInterval,
 	})
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 			return err
 		},
 	})
-	return &App{handler: srv.Handler(), ingester: w, name: name, close: closeFn}, nil
+	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeFn}, nil
 }
 
 func pushLimits(l config.Limits) push.Limits {
@@ -134,6 +135,9 @@ func (a *App) Ingester() *ingest.Writer { return a.ingester }
 
 // BackendName says which VictoriaLogs serves this vloki.
 func (a *App) BackendName() string { return a.name }
+
+// BeginShutdown ends live tails and makes /ready say not ready.
+func (a *App) BeginShutdown(ctx context.Context) { a.api.BeginShutdown(ctx) }
 
 // Close stops the embedded engine, flushing its storage.
 func (a *App) Close() { a.close() }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlinsert"
 	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlinsert/insertutil"
@@ -28,6 +29,8 @@ type Config struct {
 	LogLevel string
 	// MaxRequestSize bounds one insert request, in bytes.
 	MaxRequestSize int64
+	// FlushInterval is -inmemoryDataFlushInterval (0: VictoriaLogs' 5s).
+	FlushInterval time.Duration
 }
 
 // Engine is the running in-process VictoriaLogs.
@@ -73,12 +76,13 @@ func setFlags(cfg Config) error {
 		}
 	}
 	values := map[string]string{
-		"storageDataPath":         cfg.DataPath,
-		"retentionPeriod":         cfg.Retention,
-		"futureRetention":         cfg.FutureRetention,
-		"loggerLevel":             cfg.LogLevel,
-		"loki.maxRequestSize":     fmt.Sprint(cfg.MaxRequestSize),
-		"insert.maxLineSizeBytes": fmt.Sprint(cfg.MaxRequestSize),
+		"storageDataPath":           cfg.DataPath,
+		"retentionPeriod":           cfg.Retention,
+		"futureRetention":           cfg.FutureRetention,
+		"loggerLevel":               cfg.LogLevel,
+		"loki.maxRequestSize":       fmt.Sprint(cfg.MaxRequestSize),
+		"insert.maxLineSizeBytes":   fmt.Sprint(cfg.MaxRequestSize),
+		"inmemoryDataFlushInterval": durationFlag(cfg.FlushInterval),
 		// vloki sends lines verbatim; VictoriaLogs must not parse them.
 		"loki.disableMessageParsing": "true",
 	}
@@ -91,6 +95,13 @@ func setFlags(cfg Config) error {
 		}
 	}
 	return nil
+}
+
+func durationFlag(d time.Duration) string {
+	if d <= 0 {
+		return ""
+	}
+	return d.String()
 }
 
 // RoundTripper returns the in-process transport to VictoriaLogs' HTTP API.
