@@ -15,6 +15,7 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/queue"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // statusWriter remembers the status code a handler wrote.
@@ -110,7 +111,7 @@ type tenantKey struct{}
 // tenantQuery resolves the tenant before the handler runs.
 func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		t, ok := s.resolveTenant(w, r)
+		r, t, ok := s.resolveTenant(w, r)
 		if !ok {
 			return
 		}
@@ -155,18 +156,19 @@ func (s *Server) front(route string, h http.HandlerFunc) http.HandlerFunc {
 	}
 }
 
-// resolveTenant maps the request's tenant, noting it for the log line; on
-// failure it answers the request itself.
-func (s *Server) resolveTenant(w http.ResponseWriter, r *http.Request) (backend.Tenant, bool) {
+// resolveTenant maps the request's tenant, noting it for the log line and
+// in the request's context (tenant.NameFrom); on failure it answers the
+// request itself.
+func (s *Server) resolveTenant(w http.ResponseWriter, r *http.Request) (*http.Request, backend.Tenant, bool) {
 	name, t, err := s.d.Tenants.Resolve(r.Header)
 	if err != nil {
 		writeError(w, err)
-		return t, false
+		return r, t, false
 	}
 	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 		info.tenant = name
 	}
-	return t, true
+	return r.WithContext(tenant.WithName(r.Context(), name)), t, true
 }
 
 // tenantFrom returns the tenant tenantQuery resolved.

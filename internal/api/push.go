@@ -14,7 +14,7 @@ func (s *Server) push(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusMethodNotAllowed, "method not allowed")
 		return
 	}
-	t, ok := s.resolveTenant(w, r)
+	r, t, ok := s.resolveTenant(w, r)
 	if !ok {
 		return
 	}

@@ -79,6 +79,11 @@ type Limits struct {
 	MaxPushBodyBytes        int64         `yaml:"max_push_body_bytes"`
 	DiscoverServiceName     []string      `yaml:"discover_service_name"`
 	DiscoverLogLevels       bool          `yaml:"discover_log_levels"`
+	// IngestionRateMB and IngestionBurstSizeMB are Loki's per-tenant
+	// ingestion rate limit, in MiB of entries (lines and structured
+	// metadata) a second; 0 turns it off.
+	IngestionRateMB      float64 `yaml:"ingestion_rate_mb"`
+	IngestionBurstSizeMB float64 `yaml:"ingestion_burst_size_mb"`
 }
 
 // Frontend configures the query frontend (package frontend).
@@ -171,6 +176,10 @@ func Default() Config {
 			MaxLineSize:             256 * 1024,
 			MaxPushBodyBytes:        64 << 20,
 			DiscoverLogLevels:       true,
+			// VictoriaLogs ingests far faster than Loki's ingesters (whose
+			// defaults are 4 and 6): the bound is there to protect, not to
+			// throttle a migration.
+			IngestionRateMB: 64, IngestionBurstSizeMB: 128,
 		},
 		Tail: Tail{Backend: "auto"},
 		Frontend: Frontend{

@@ -23,6 +23,8 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.Limits.MaxQueryLength, "limits.max-query-length", c.Limits.MaxQueryLength, "longest time range a query may span (0: unlimited)")
 	fs.IntVar(&c.Limits.MaxLineSize, "limits.max-line-size", c.Limits.MaxLineSize, "maximum pushed line size in bytes (0: unlimited)")
 	fs.Int64Var(&c.Limits.MaxPushBodyBytes, "limits.max-push-body-bytes", c.Limits.MaxPushBodyBytes, "maximum decompressed push body")
+	fs.Float64Var(&c.Limits.IngestionRateMB, "limits.ingestion-rate-mb", c.Limits.IngestionRateMB, "per-tenant ingestion rate limit, MiB of lines and structured metadata a second (0: none); beyond it pushes get Loki's 429")
+	fs.Float64Var(&c.Limits.IngestionBurstSizeMB, "limits.ingestion-burst-size-mb", c.Limits.IngestionBurstSizeMB, "per-tenant ingestion burst, MiB")
 	fs.BoolVar(&c.Limits.DiscoverLogLevels, "limits.discover-log-levels", c.Limits.DiscoverLogLevels, "add detected_level structured metadata at ingestion, like Loki")
 	fs.Var((*listValue)(&c.Limits.DiscoverServiceName), "limits.discover-service-name", "comma-separated labels to derive service_name from (default: Loki's list; \"-\" disables)")
 	fs.StringVar(&c.Tail.Backend, "tail.backend", c.Tail.Backend, "live tails also follow VictoriaLogs' own tail (rows other agents or replicas write): auto (with -backend.url), on, off")

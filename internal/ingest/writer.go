@@ -13,6 +13,8 @@ import (
 type Writer struct {
 	Backend *backend.Client
 	Limits  push.Limits
+	// Rate is the per-tenant ingestion rate limit (nil: none).
+	Rate *RateLimiter
 	// OnAck are told of every push VictoriaLogs acknowledged (live tails,
 	// read-your-writes), in order.
 	OnAck []func(backend.Tenant, []model.Stream)
@@ -32,6 +34,10 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 	}
 	if len(streams) == 0 {
 		return nil
+	}
+	// Loki checks the rate after validation: a bad push is a 400 first.
+	if err := w.Rate.Admit(ctx, t, streams, now); err != nil {
+		return err
 	}
 	body, err := Encode(streams)
 	if err != nil {

@@ -82,7 +82,8 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	limits := pushLimits(cfg.Limits)
 	tails, visible := tailhub.New(), visibility.New(c.Flush)
 	front := newFrontend(cfg.Frontend, m, log, visible.Wait)
-	w := &ingest.Writer{Backend: c, Limits: limits, OnAck: []func(backend.Tenant, []model.Stream){
+	rate := ingest.NewRateLimiter(int(cfg.Limits.IngestionRateMB*(1<<20)), int(cfg.Limits.IngestionBurstSizeMB*(1<<20)))
+	w := &ingest.Writer{Backend: c, Limits: limits, Rate: rate, OnAck: []func(backend.Tenant, []model.Stream){
 		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
 	}}
 	eng := engine.New(c, engine.Limits{
