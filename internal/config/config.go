@@ -26,6 +26,7 @@ type Config struct {
 	Frontend Frontend `yaml:"frontend"`
 	// QueryScheduler bounds the queries that run at once.
 	QueryScheduler QueryScheduler `yaml:"query_scheduler"`
+	Memory         Memory         `yaml:"memory"`
 	Log            Log            `yaml:"log"`
 	// Demo feeds a few services' logs in continuously.
 	Demo bool `yaml:"demo"`
@@ -84,6 +85,10 @@ type Limits struct {
 	// metadata) a second; 0 turns it off.
 	IngestionRateMB      float64 `yaml:"ingestion_rate_mb"`
 	IngestionBurstSizeMB float64 `yaml:"ingestion_burst_size_mb"`
+	// MaxQueryBufferedBytes bounds the bytes one metric query holds while
+	// reading rows (samples, per-series buckets); over it the query fails
+	// with a 400 rather than growing without bound. 0: unlimited.
+	MaxQueryBufferedBytes int64 `yaml:"max_query_buffered_bytes"`
 }
 
 // Frontend configures the query frontend (package frontend).
@@ -153,6 +158,18 @@ func (c Config) TailFromBackend() bool {
 	return c.Backend.URL != ""
 }
 
+// Memory bounds the whole process. vloki usually shares its machine (with
+// VictoriaLogs, or with other services): VictoriaMetrics' default of 60%
+// of the machine for caches alone is too much for such a process.
+type Memory struct {
+	// AllowedPercent of the machine's (or cgroup's) memory the process
+	// may use: the embedded VictoriaLogs sizes its caches from it, and
+	// Go's soft memory limit is set to it.
+	AllowedPercent float64 `yaml:"allowed_percent"`
+	// AllowedBytes, when > 0, overrides AllowedPercent.
+	AllowedBytes int64 `yaml:"allowed_bytes"`
+}
+
 // Log configures vloki's own logs.
 type Log struct {
 	Level  string `yaml:"level"`
@@ -180,6 +197,7 @@ func Default() Config {
 			// defaults are 4 and 6): the bound is there to protect, not to
 			// throttle a migration.
 			IngestionRateMB: 64, IngestionBurstSizeMB: 128,
+			MaxQueryBufferedBytes: 256 << 20,
 		},
 		Tail: Tail{Backend: "auto"},
 		Frontend: Frontend{
@@ -189,7 +207,8 @@ func Default() Config {
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
 		},
-		Log: Log{Level: "info", Format: "logfmt"},
+		Memory: Memory{AllowedPercent: 25},
+		Log:    Log{Level: "info", Format: "logfmt"},
 	}
 }
 
@@ -263,6 +282,12 @@ func (c Config) Validate() error {
 		return errors.New("frontend.redis_address must be set for the redis results cache")
 	case c.Tail.Backend != "auto" && c.Tail.Backend != "on" && c.Tail.Backend != "off":
 		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
+	case c.Limits.MaxQueryBufferedBytes < 0:
+		return errors.New("limits.max_query_buffered_bytes must be >= 0")
+	case c.Memory.AllowedPercent < 1 || c.Memory.AllowedPercent > 100:
+		return fmt.Errorf("memory.allowed_percent %g: want 1 to 100", c.Memory.AllowedPercent)
+	case c.Memory.AllowedBytes < 0:
+		return errors.New("memory.allowed_bytes must be >= 0")
 	}
 	return nil
 }

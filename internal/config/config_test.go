@@ -45,3 +45,21 @@ func TestDefaults(t *testing.T) {
 		t.Fatalf("got %+v", cfg)
 	}
 }
+
+func TestMemorySettings(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	yml := "memory:\n  allowed_percent: 40\nlimits:\n  max_query_buffered_bytes: 1024\n"
+	if err := os.WriteFile(p, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load([]string{"-config.file", p, "-memory.allowed-bytes", "1000000"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Memory.AllowedPercent != 40 || cfg.Memory.AllowedBytes != 1000000 || cfg.Limits.MaxQueryBufferedBytes != 1024 {
+		t.Fatalf("got %+v %+v", cfg.Memory, cfg.Limits)
+	}
+	if _, err := Load([]string{"-memory.allowed-percent", "0"}, io.Discard); err == nil {
+		t.Fatal("want error for memory.allowed_percent 0")
+	}
+}

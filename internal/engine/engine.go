@@ -25,6 +25,9 @@ type Limits struct {
 	// MaxQueryLength bounds each sub-query's span plus its longest range,
 	// as Loki's queriers check it (0: unlimited).
 	MaxQueryLength time.Duration
+	// MaxBufferedBytes bounds what one metric query holds while it reads
+	// rows (0: unlimited).
+	MaxBufferedBytes int64
 }
 
 // Engine runs queries against one backend.
@@ -152,7 +155,7 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	}
 	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
-		Splits: splits, Backward: backward,
+		Splits: splits, Backward: backward, MaxBufferedBytes: e.limits.MaxBufferedBytes,
 	})
 	if err != nil {
 		return nil, contextError(ctx, err)

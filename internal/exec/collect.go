@@ -12,7 +12,8 @@ type collector struct {
 	req      LogRequest
 	n        int // entries taken toward the limit
 	emittedN int
-	last     *logRow
+	last     *logRow // &lastRow once an entry was taken
+	lastRow  logRow  // a copy: the walker reuses its row buffer
 	lastTs   int64
 	emitted  bool
 	streams  map[string]*model.Stream
@@ -50,7 +51,8 @@ func (c *collector) add(r *logRow) {
 	}
 	// Loki takes the first `limit` entries, then drops those the interval
 	// rule rejects: the limit counts entries before the interval applies.
-	c.last = r
+	c.lastRow = *r
+	c.last = &c.lastRow
 	c.n++
 	if !c.intervalAllows(r.ts) {
 		return

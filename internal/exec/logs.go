@@ -91,15 +91,28 @@ type walker struct {
 	req     LogRequest
 	streams *streamCache
 	col     *collector
+	// buf is reused by every fetch: a batch is consumed before the next
+	// one is asked for.
+	buf []logRow
 }
 
-// firstWindow is the span of the first request of a walk; each further
-// window doubles, so a dense range stops early and a sparse one needs few
-// requests.
+// firstWindow is the span of the first request of a walk.
 const firstWindow = int64(time.Hour)
 
-// run walks [Start, End) from the direction's starting end in growing
-// windows until the collector is full.
+// maxBatch bounds the rows one request asks for, so a query holds at most
+// that many fetched rows (and VictoriaLogs' top-k as many copies) however
+// high its limit: a pipeline that keeps few rows walks the whole range
+// with full batches.
+const maxBatch = 2000
+
+// run walks [Start, End) from the direction's starting end, one window per
+// request, until the collector is full. A window that comes back whole
+// makes the next one twice as wide, so a sparse range needs few requests.
+// A window that fills the batch ends at the batch's last timestamp, and
+// the next window spans what that batch covered: VictoriaLogs then scans
+// about a batch of rows per request. Asking for the rest of a dense window
+// instead made it scan, and copy into its top-k, the same rows again for
+// every batch: time and garbage quadratic in the window's rows.
 func (w *walker) run(ctx context.Context) error {
 	lo, hi := w.req.Start, w.req.End-1
 	span := firstWindow
@@ -112,51 +125,50 @@ func (w *walker) run(ctx context.Context) error {
 				whi = wlo + span - 1
 			}
 		}
-		if err := w.walkWindow(ctx, wlo, whi); err != nil {
+		edge, full, err := w.walkBatch(ctx, wlo, whi)
+		if err != nil {
 			return err
 		}
-		if w.req.Direction == Backward {
+		switch {
+		case !full && w.req.Direction == Backward:
 			hi = wlo - 1
-		} else {
+		case !full:
 			lo = whi + 1
+		case w.req.Direction == Backward:
+			span, hi = whi-edge+1, edge-1
+		default:
+			span, lo = edge-wlo+1, edge+1
 		}
-		if span < math.MaxInt64/2 {
+		if !full && span < math.MaxInt64/2 {
 			span *= 2
 		}
 	}
 	return nil
 }
 
-// walkWindow collects the window [lo, hi] batch by batch.
-func (w *walker) walkWindow(ctx context.Context, lo, hi int64) error {
-	for lo <= hi && !w.col.full() {
-		batchSize := w.col.remaining()
-		rows, err := w.fetch(ctx, lo, hi, batchSize)
-		if err != nil {
-			return err
-		}
-		w.sortRows(rows)
-		if len(rows) < batchSize {
-			w.col.addAll(rows)
-			return nil
-		}
-		// The batch is full: rows at its last timestamp may continue past
-		// it, so take the complete timestamps and fetch that one whole.
-		edge := rows[len(rows)-1].ts
-		w.col.addAll(withoutTs(rows, edge))
-		atEdge, err := w.fetch(ctx, edge, edge, 0)
-		if err != nil {
-			return err
-		}
-		w.sortRows(atEdge)
-		w.col.addAll(atEdge)
-		if w.req.Direction == Backward {
-			hi = edge - 1
-		} else {
-			lo = edge + 1
-		}
+// walkBatch collects the first batch of the window [lo, hi]. When the
+// batch comes back full, rows at its last timestamp (edge) may continue
+// past it: the complete timestamps are taken and edge is fetched whole.
+func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
+	batchSize := min(w.col.remaining(), maxBatch)
+	rows, err := w.fetch(ctx, lo, hi, batchSize)
+	if err != nil {
+		return 0, false, err
 	}
-	return nil
+	w.sortRows(rows)
+	if len(rows) < batchSize {
+		w.col.addAll(rows)
+		return 0, false, nil
+	}
+	edge = rows[len(rows)-1].ts
+	w.col.addAll(withoutTs(rows, edge))
+	atEdge, err := w.fetch(ctx, edge, edge, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	w.sortRows(atEdge)
+	w.col.addAll(atEdge)
+	return edge, true, nil
 }
 
 func withoutTs(rows []logRow, ts int64) []logRow {
@@ -168,7 +180,8 @@ func withoutTs(rows []logRow, ts int64) []logRow {
 }
 
 // fetch returns the rows in [lo, hi] that pass the pushed-down filter, at
-// most limit of them (0: all) from the direction's starting end.
+// most limit of them (0: all) from the direction's starting end. The rows
+// live in w.buf, valid until the next fetch.
 func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, error) {
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
@@ -177,7 +190,7 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 	if limit > 0 {
 		q.Pipes = append(q.Pipes, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: limit})
 	}
-	var rows []logRow
+	rows := w.buf[:0]
 	err := w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
 		row, err := toLogRow(r, w.streams)
 		if err != nil {
@@ -186,6 +199,7 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 		rows = append(rows, row)
 		return nil
 	})
+	w.buf = rows
 	return rows, err
 }
 

@@ -18,6 +18,9 @@ type MetricRequest struct {
 	Start, End int64
 	Step       int64
 	MaxSeries  int
+	// MaxBufferedBytes bounds what the query holds while reading rows
+	// (0: unlimited); see budget.
+	MaxBufferedBytes int64
 	// SortByValue keeps an instant vector in evaluation order (the query
 	// uses sort or sort_desc), as Loki does.
 	SortByValue bool
@@ -73,11 +76,12 @@ type evaluator struct {
 	t     backend.Tenant
 	req   MetricRequest
 	steps []int64 // ns
+	mem   budget
 }
 
 // RunMetric evaluates a metric query.
 func RunMetric(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest) (*MetricResult, error) {
-	ev := &evaluator{c: c, t: t, req: req, steps: steps(req)}
+	ev := &evaluator{c: c, t: t, req: req, steps: steps(req), mem: budget{max: req.MaxBufferedBytes}}
 	v, err := ev.eval(ctx, req.Query)
 	if err != nil {
 		return nil, err

@@ -58,10 +58,11 @@ type groupIndex struct {
 	byLabels map[string]*bucketGroup
 	groups   []*bucketGroup
 	key      []byte
+	mem      *budget
 }
 
-func newGroupIndex(by []string, labelsOf func(*backend.Row) (model.Labels, error)) *groupIndex {
-	return &groupIndex{by: by, labelsOf: labelsOf, raw: map[string]*bucketGroup{}, byLabels: map[string]*bucketGroup{}}
+func newGroupIndex(by []string, labelsOf func(*backend.Row) (model.Labels, error), mem *budget) *groupIndex {
+	return &groupIndex{by: by, labelsOf: labelsOf, raw: map[string]*bucketGroup{}, byLabels: map[string]*bucketGroup{}, mem: mem}
 }
 
 func (x *groupIndex) group(row *backend.Row) (*bucketGroup, error) {
@@ -78,9 +79,15 @@ func (x *groupIndex) group(row *backend.Row) (*bucketGroup, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := x.mem.take(groupBytes + int64(len(x.key))); err != nil {
+		return nil, err
+	}
 	k := labels.String()
 	g, ok := x.byLabels[k]
 	if !ok {
+		if err := x.mem.take(labelsBytes(labels) + int64(len(k))); err != nil {
+			return nil, err
+		}
 		g = &bucketGroup{labels: labels}
 		x.byLabels[k] = g
 		x.groups = append(x.groups, g)

@@ -143,8 +143,14 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 		key := labels.String()
 		s, ok := index[key]
 		if !ok {
+			if err := ev.mem.take(labelsBytes(labels) + int64(len(key))); err != nil {
+				return err
+			}
 			s = &rangeSeries{labels: labels}
 			index[key] = s
+		}
+		if err := ev.mem.take(sampleBytes); err != nil {
+			return err
 		}
 		s.ts = append(s.ts, row.ts)
 		s.vals = append(s.vals, v)

@@ -108,7 +108,7 @@ func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []st
 		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: ((grid.lo % grid.width) + grid.width) % grid.width,
 			By: by, Exclude: backend.EmptyLineField, NoBytes: !needsBytes(m.Op)}},
 	}
-	idx := newGroupIndex(by, labelsOf)
+	idx := newGroupIndex(by, labelsOf, &ev.mem)
 	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(row *backend.Row) error {
 		start, err := parseTime(row.Get("_time"))
 		if err != nil {
@@ -128,6 +128,9 @@ func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []st
 		}
 		g, err := idx.group(row)
 		if err != nil {
+			return err
+		}
+		if err := ev.mem.take(cellBytes); err != nil {
 			return err
 		}
 		g.cells = append(g.cells, cell)

@@ -41,6 +41,9 @@ type App struct {
 // New builds vloki from cfg, starting the embedded engine when no backend
 // URL is configured.
 func New(cfg config.Config, log *slog.Logger) (*App, error) {
+	if err := LimitMemory(cfg.Memory, log); err != nil {
+		return nil, err
+	}
 	m := metrics.New()
 	opts := backend.Options{Timeout: cfg.Backend.Timeout, Observe: m.ObserveBackend}
 	if cfg.Backend.URL != "" {
@@ -90,6 +93,8 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
 		QueryTimeout:   cfg.Limits.QueryTimeout,
 		MaxQueryLength: cfg.Limits.MaxQueryLength,
+		// The budget counts what the query holds, not the answer.
+		MaxBufferedBytes: cfg.Limits.MaxQueryBufferedBytes,
 	}, foreignConfig(cfg, limits))
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,

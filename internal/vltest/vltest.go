@@ -113,6 +113,9 @@ func (p *Process) Start() error {
 	return nil
 }
 
+// PID is the process id, for measuring the process (its RSS) from tests.
+func (p *Process) PID() int { return p.cmd.Process.Pid }
+
 // Stop ends the process by its PID and waits for it.
 func (p *Process) Stop() {
 	_ = p.cmd.Process.Signal(syscall.SIGTERM)

@@ -68,12 +68,8 @@ func Start(cfg Config) (*Engine, error) {
 // setFlags sets VictoriaMetrics' own flags, which live on the global flag set
 // and stay out of vloki's command line.
 func setFlags(cfg Config) error {
-	// VictoriaMetrics' packages refuse to run before the global flag set is
-	// parsed; vloki parses its own flags elsewhere, so parse an empty list.
-	if !flag.Parsed() {
-		if err := flag.CommandLine.Parse(nil); err != nil {
-			return err
-		}
+	if err := parseGlobalFlags(); err != nil {
+		return err
 	}
 	values := map[string]string{
 		"storageDataPath":           cfg.DataPath,
@@ -102,6 +98,16 @@ func durationFlag(d time.Duration) string {
 		return ""
 	}
 	return d.String()
+}
+
+// parseGlobalFlags parses an empty command line into the global flag set:
+// VictoriaMetrics' packages refuse to run before it is parsed, and vloki
+// parses its own flags on its own set.
+func parseGlobalFlags() error {
+	if flag.Parsed() {
+		return nil
+	}
+	return flag.CommandLine.Parse(nil)
 }
 
 // RoundTripper returns the in-process transport to VictoriaLogs' HTTP API.
