@@ -111,6 +111,8 @@ func memTarget(t *testing.T, mode string) (string, int) {
 	var pid int
 	var err error
 	cfg := config.Default()
+	// Cold: every request is worked out, none answered from the frontend.
+	cfg.Frontend.CacheResults, cfg.Frontend.Coalesce = false, false
 	if n := envInt("VLOKI_MEM_ALLOWED", 0); n > 0 {
 		cfg.Memory.AllowedBytes = int64(n)
 	}
@@ -124,7 +126,7 @@ func memTarget(t *testing.T, mode string) (string, int) {
 			t.Fatal(err)
 		}
 		t.Cleanup(eng.Stop)
-		c, err = backend.New("http://embedded", eng.RoundTripper(), backend.Options{})
+		c, err = backend.New("http://embedded", eng.RoundTripper(), backend.Options{Direct: eng})
 	case "external":
 		proc, perr := vltest.StartProcess(dir)
 		if perr != nil {
