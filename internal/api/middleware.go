@@ -72,19 +72,20 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 		}
 		sw := &statusWriter{ResponseWriter: w}
 		info := &requestInfo{id: id}
-		h(sw, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info)))
+		ctx, backendRequests := backend.WithRequestCounter(context.WithValue(r.Context(), requestInfoKey{}, info))
+		h(sw, r.WithContext(ctx))
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
 		d := time.Since(start)
-		s.d.Metrics.ObserveRequest(route, sw.status, d)
+		s.d.Metrics.ObserveRequest(route, sw.status, d, backendRequests.Load())
 		level := slog.LevelInfo
 		if sw.status >= 500 {
 			level = slog.LevelError
 		}
 		attrs := []slog.Attr{slog.String("request_id", id), slog.String("route", route),
 			slog.String("method", r.Method), slog.String("tenant", info.tenant), slog.Int("status", sw.status),
-			slog.Duration("duration", d)}
+			slog.Duration("duration", d), slog.Int64("backend_requests", backendRequests.Load())}
 		if sw.err != nil && sw.status >= 500 {
 			attrs = append(attrs, slog.String("error", errorChain(sw.err)))
 		}

@@ -111,6 +111,7 @@ func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method
 		body = strings.NewReader(form.Encode())
 		hdr = cloneWith(hdr, "Content-Type", "application/x-www-form-urlencoded")
 	}
+	countRequest(ctx)
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
 		return nil, err

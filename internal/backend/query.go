@@ -86,6 +86,7 @@ func Stop() error { return errStop }
 func (c *Client) Query(ctx context.Context, t Tenant, q QueryRequest, fn func(*Row) error) error {
 	return c.timed("query", func() error {
 		if c.direct != nil {
+			countRequest(ctx)
 			err := c.direct.RunQuery(ctx, t, q, fn)
 			if !errors.Is(err, ErrNotDirect) {
 				if errors.Is(err, errStop) {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 )
@@ -80,4 +81,22 @@ func volumePoints(t *testing.T, res string) map[string]map[int64]string {
 		out[s.Metric["app"]] = m
 	}
 	return out
+}
+
+// TestVolumeRangeIsOneBackendRequest: however many buckets, volume_range
+// costs one VictoriaLogs request (vloki_backend_requests_per_request).
+func TestVolumeRangeIsOneBackendRequest(t *testing.T) {
+	tg := targets(t)[0]
+	tg.pushJSON(t, "volq", jsonPush(map[string]string{"app": "q"}, entry{ns(base), "x"}))
+	p := url.Values{"query": {`{app="q"}`}, "start": {ns(base)}, "end": {ns(base.Add(time.Hour))}, "step": {"60"}}
+	metricResult(t, tg.get(t, "/loki/api/v1/index/volume_range", "volq", p, nil))
+	body := string(tg.get(t, "/metrics", "", nil, nil).body)
+	for _, want := range []string{
+		`vloki_backend_requests_per_request_sum{route="volume_range"} 1`,
+		`vloki_backend_requests_per_request_count{route="volume_range"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
 }

@@ -18,6 +18,7 @@ type Metrics struct {
 	requestDuration *prometheus.HistogramVec
 	backendDuration *prometheus.HistogramVec
 	backendErrors   *prometheus.CounterVec
+	backendPerReq   *prometheus.HistogramVec
 }
 
 // New registers vloki's collectors and the Go/process collectors.
@@ -38,16 +39,22 @@ func New() *Metrics {
 		backendErrors: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "vloki_backend_errors_total", Help: "Failed VictoriaLogs requests by endpoint.",
 		}, []string{"endpoint"}),
+		backendPerReq: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "vloki_backend_requests_per_request", Help: "VictoriaLogs requests one HTTP request cost, by route.",
+			Buckets: []float64{0, 1, 2, 4, 8, 16, 32, 64, 128},
+		}, []string{"route"}),
 	}
-	m.reg.MustRegister(m.requests, m.requestDuration, m.backendDuration, m.backendErrors,
+	m.reg.MustRegister(m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
-// ObserveRequest records one served HTTP request.
-func (m *Metrics) ObserveRequest(route string, status int, d time.Duration) {
+// ObserveRequest records one served HTTP request and how many
+// VictoriaLogs requests it cost.
+func (m *Metrics) ObserveRequest(route string, status int, d time.Duration, backendRequests int64) {
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.requestDuration.WithLabelValues(route).Observe(d.Seconds())
+	m.backendPerReq.WithLabelValues(route).Observe(float64(backendRequests))
 }
 
 // ObserveBackend records one VictoriaLogs request.
