@@ -2,7 +2,9 @@ package push
 
 import (
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -179,4 +181,48 @@ func FuzzDecode(f *testing.F) {
 			_ = Validate(req, DefaultLimits(), now)
 		}
 	})
+}
+
+// FuzzDecodeEncoded: compressed bodies under every Content-Encoding and
+// Content-Type, valid compressions of fuzzed payloads and garbage alike,
+// decode or fail with a Loki status; never panic, never exceed the limit.
+func FuzzDecodeEncoded(f *testing.F) {
+	f.Add([]byte(`{"streams":[{"stream":{"a":"b"},"values":[["1","x"]]}]}`), uint8(0), "application/json", true)
+	f.Add([]byte("\x1f\x8b garbage"), uint8(1), "application/x-protobuf", false)
+	f.Add([]byte{}, uint8(3), "text/plain; charset=", false)
+	encodings := []string{"", "gzip", "deflate", "snappy", "zstd", "br", "identity", "gzip, gzip"}
+	f.Fuzz(func(t *testing.T, payload []byte, enc uint8, contentType string, compress bool) {
+		encoding := encodings[int(enc)%len(encodings)]
+		body := payload
+		if compress {
+			body = compressAs(encoding, payload)
+		}
+		req, err := Decode(request(body, contentType, encoding), 1<<16)
+		var pe *Error
+		switch {
+		case err == nil:
+			_ = Validate(req, DefaultLimits(), now)
+		case !errors.As(err, &pe) || pe.Status < 400 || pe.Status > 499:
+			t.Fatalf("error without a 4xx status: %v", err)
+		}
+	})
+}
+
+func compressAs(encoding string, p []byte) []byte {
+	var b bytes.Buffer
+	switch encoding {
+	case "gzip":
+		w := gzip.NewWriter(&b)
+		_, _ = w.Write(p)
+		_ = w.Close()
+	case "deflate":
+		w, _ := flate.NewWriter(&b, flate.DefaultCompression)
+		_, _ = w.Write(p)
+		_ = w.Close()
+	case "snappy":
+		return snappy.Encode(nil, p)
+	default:
+		return p
+	}
+	return b.Bytes()
 }

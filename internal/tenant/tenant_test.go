@@ -1,9 +1,11 @@
 package tenant
 
 import (
+	"errors"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -71,4 +73,32 @@ func TestLoadMapping(t *testing.T) {
 	if err != nil || m["team-a"] != (backend.Tenant{AccountID: 3, ProjectID: 4}) {
 		t.Fatalf("got %v %v", m, err)
 	}
+}
+
+// FuzzResolve: any X-Scope-OrgID resolves to a valid tenant or a client
+// error; two different accepted names never share a VictoriaLogs tenant
+// unless one is numeric and maps by number.
+func FuzzResolve(f *testing.F) {
+	for _, s := range []string{"team-a", "42", "a|b", "..", "", "tenant with space", "0", "4294967296", "ÿ"} {
+		f.Add(s, "other")
+	}
+	r := &Resolver{AuthEnabled: true}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		na, ta, ea := r.Resolve(http.Header{Header: {a}})
+		nb, tb, eb := r.Resolve(http.Header{Header: {b}})
+		for _, err := range []error{ea, eb} {
+			var te *Error
+			if err != nil && (!errors.As(err, &te) || te.Status < 400 || te.Status > 499) {
+				t.Fatalf("not a client error: %v", err)
+			}
+		}
+		if ea == nil && eb == nil && na != nb && ta == tb && !numeric(na) && !numeric(nb) {
+			t.Fatalf("tenants %q and %q share %v", na, nb, ta)
+		}
+	})
+}
+
+func numeric(s string) bool {
+	_, err := strconv.ParseUint(s, 10, 32)
+	return err == nil
 }
