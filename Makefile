@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare parity parity-record parity-diff canary-record
+.PHONY: run test build vet fmt bench bench-compare bench-load parity parity-record parity-diff canary-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -30,6 +30,10 @@ bench:
 bench-compare:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID; while kill -0 $$LOKI_PID 2>/dev/null; do sleep 0.2; done; rm -rf $$LOKI_DATA' EXIT; \
 	  VLOKI_BENCH_COMPARE=1 LOKI_BENCH_URL=$$LOKI_URL $(GO) test -run '^$$' -bench BenchmarkCompare -benchtime $${BENCH_RUNS:-10}x -timeout 60m ./internal/parity/
+
+## bench-load: the workloads against vloki (cold, warm, external), VictoriaLogs and Loki (when built) side by side; report in bench-results/ (BENCH_DURATION, BENCH_CLIENTS, BENCH_WORKLOADS, BENCH_RATE)
+bench-load:
+	scripts/bench-load.sh
 
 ## parity-record: record Loki v3.7.8's answers to the corpus (builds Loki; not part of CI)
 parity-record:

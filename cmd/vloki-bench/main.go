@@ -1,0 +1,211 @@
+// Command vloki-bench loads realistic logs into vloki, VictoriaLogs and
+// Loki, and fires Grafana's workloads at them side by side:
+//
+//	vloki-bench seed -now T -target vloki=http://…,pid=123 -target loki=http://…
+//	vloki-bench run  -now T -target vloki=http://… -target victorialogs=http://…,twins -verify vloki -reference loki
+//
+// See make bench-load, which starts everything and runs both.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/vloki/vloki/internal/bench"
+)
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "vloki-bench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func run(args []string) error {
+	if len(args) == 0 {
+		return fmt.Errorf("usage: vloki-bench seed|run [flags]")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	switch args[0] {
+	case "seed":
+		return seed(ctx, args[1:])
+	case "run":
+		return runWorkloads(ctx, args[1:])
+	}
+	return fmt.Errorf("unknown command %q: want seed or run", args[0])
+}
+
+// common are the flags both commands take.
+type common struct {
+	now     timeFlag
+	targets targetsFlag
+}
+
+func (c *common) bind(fs *flag.FlagSet) {
+	fs.Var(&c.now, "now", "end of the seeded data and the workloads' now (Unix seconds or RFC3339)")
+	fs.Var(&c.targets, "target", "name=URL[,twins][,pid=N+M][,tenant=T]: a server under test (repeat); twins: VictoriaLogs asked LogsQL twins")
+}
+
+func seed(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	var c common
+	c.bind(fs)
+	lines := fs.Int("lines", 725_000, "lines over all services")
+	days := fs.Float64("days", 1, "days of logs ending at -now")
+	services := fs.Int("services", 12, "services logging (at most 12)")
+	highCard := fs.Bool("high-cardinality", false, "a pod label per stream, 20 pods a service")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := bench.DatasetConfig{Now: c.now.t, Days: *days, Lines: *lines, Services: *services, HighCardinality: *highCard}
+	start := time.Now()
+	n, err := bench.Seed(ctx, cfg, c.targets.list)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "seeded %d lines into %d targets in %s\n", n, len(c.targets.list), time.Since(start).Round(time.Second))
+	return nil
+}
+
+func runWorkloads(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	var c common
+	c.bind(fs)
+	workloads := fs.String("workloads", "small,heavy,long_range,compute,drilldown,refresh", "workloads to run")
+	clients := fs.String("clients", "10,50", "closed-loop client counts")
+	rate := fs.Int("rate", 0, "open loop instead: requests a second at a constant pace")
+	duration := fs.Duration("duration", 8*time.Second, "length of each step")
+	timeout := fs.Duration("timeout", 2*time.Minute, "timeout of one request")
+	verify := fs.String("verify", "vloki", "target whose answers are verified")
+	reference := fs.String("reference", "loki", "target they must equal (skipped when absent)")
+	out := fs.String("out", "bench-results", "directory for report.md and report.json")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := bench.RunConfig{Now: c.now.t, Targets: c.targets.list, Verify: *verify, Reference: *reference, Progress: os.Stderr}
+	var err error
+	if cfg.Workloads, err = pickWorkloads(*workloads); err != nil {
+		return err
+	}
+	if cfg.Loads, err = loads(*clients, *rate, *duration, *timeout); err != nil {
+		return err
+	}
+	rep, err := bench.Run(ctx, cfg)
+	if rep != nil {
+		if werr := write(*out, rep); werr != nil {
+			return werr
+		}
+		fmt.Print(rep.Markdown())
+	}
+	return err
+}
+
+func pickWorkloads(names string) ([]bench.Workload, error) {
+	all := map[string]bench.Workload{}
+	for _, w := range bench.Workloads() {
+		all[w.Name] = w
+	}
+	var out []bench.Workload
+	for _, n := range strings.Split(names, ",") {
+		w, ok := all[strings.TrimSpace(n)]
+		if !ok {
+			return nil, fmt.Errorf("unknown workload %q", n)
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+func loads(clients string, rate int, d, timeout time.Duration) ([]bench.Load, error) {
+	if rate > 0 {
+		return []bench.Load{{Rate: rate, Duration: d, Timeout: timeout}}, nil
+	}
+	var out []bench.Load
+	for _, c := range strings.Split(clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("bad client count %q", c)
+		}
+		out = append(out, bench.Load{Clients: n, Duration: d, Timeout: timeout})
+	}
+	return out, nil
+}
+
+func write(dir string, rep *bench.Report) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	js, err := rep.JSON()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), js, 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(rep.Markdown()), 0o644)
+}
+
+// timeFlag reads Unix seconds or RFC3339.
+type timeFlag struct{ t time.Time }
+
+func (f *timeFlag) String() string { return f.t.String() }
+
+func (f *timeFlag) Set(v string) error {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		f.t = time.Unix(n, 0)
+		return nil
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	f.t = t
+	return err
+}
+
+// targetsFlag collects -target values.
+type targetsFlag struct{ list []bench.Target }
+
+func (f *targetsFlag) String() string { return fmt.Sprint(len(f.list), " targets") }
+
+func (f *targetsFlag) Set(v string) error {
+	name, rest, ok := strings.Cut(v, "=")
+	if !ok {
+		return fmt.Errorf("target %q: want name=URL[,options]", v)
+	}
+	parts := strings.Split(rest, ",")
+	tg := bench.Target{Name: name, URL: strings.TrimSuffix(parts[0], "/"), Header: http.Header{}}
+	for _, opt := range parts[1:] {
+		k, val, _ := strings.Cut(opt, "=")
+		switch k {
+		case "twins":
+			tg.Twins = true
+			tg.Header.Set("AccountID", "0")
+			tg.Header.Set("ProjectID", "0")
+		case "pid":
+			for _, p := range strings.Split(val, "+") {
+				n, err := strconv.Atoi(p)
+				if err != nil {
+					return fmt.Errorf("target %s: bad pid %q", name, p)
+				}
+				tg.PIDs = append(tg.PIDs, n)
+			}
+		case "tenant":
+			tg.Header.Set("X-Scope-OrgID", val)
+		default:
+			return fmt.Errorf("target %s: unknown option %q", name, k)
+		}
+	}
+	f.list = append(f.list, tg)
+	return nil
+}

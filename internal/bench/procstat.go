@@ -1,0 +1,115 @@
+package bench
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// clockTicks is USER_HZ, the unit of /proc/<pid>/stat's CPU times: 100 on
+// every Linux architecture Go supports.
+const clockTicks = 100
+
+// ProcUsage is what processes used during a step.
+type ProcUsage struct {
+	CPUSeconds float64 `json:"cpu_seconds"`
+	PeakRSS    int64   `json:"peak_rss_bytes"`
+}
+
+// sampler watches processes: CPU from /proc/<pid>/stat, RSS from
+// /proc/<pid>/status, sampled every 100 ms for the peak.
+type sampler struct {
+	pids  []int
+	start float64
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu   sync.Mutex
+	peak int64
+}
+
+func startSampler(pids []int) *sampler {
+	s := &sampler{pids: pids, start: cpuSeconds(pids), stop: make(chan struct{}), done: make(chan struct{})}
+	go s.loop()
+	return s
+}
+
+func (s *sampler) loop() {
+	defer close(s.done)
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		s.sample()
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *sampler) sample() {
+	var total int64
+	for _, p := range s.pids {
+		total += rssBytes(p)
+	}
+	s.mu.Lock()
+	s.peak = max(s.peak, total)
+	s.mu.Unlock()
+}
+
+// finish stops sampling and returns the step's usage (processes summed).
+func (s *sampler) finish() ProcUsage {
+	close(s.stop)
+	<-s.done
+	s.sample()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return ProcUsage{CPUSeconds: cpuSeconds(s.pids) - s.start, PeakRSS: s.peak}
+}
+
+func cpuSeconds(pids []int) float64 {
+	var total float64
+	for _, p := range pids {
+		total += procCPU(p)
+	}
+	return total
+}
+
+// procCPU reads utime+stime (fields 14 and 15) of /proc/<pid>/stat.
+func procCPU(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	s := string(b)
+	fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(fields) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(fields[11], 64)
+	k, _ := strconv.ParseFloat(fields[12], 64)
+	return (u + k) / clockTicks
+}
+
+// rssBytes reads VmRSS of /proc/<pid>/status.
+func rssBytes(pid int) int64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}

@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+)
+
+// RunConfig is one run: workloads × loads × targets.
+type RunConfig struct {
+	Now       time.Time
+	Workloads []Workload
+	Loads     []Load
+	Targets   []Target
+	// Verify is the target whose answers are checked, Reference the one
+	// they must equal (Loki when present); no check when either is empty.
+	Verify, Reference string
+	// Progress receives a live line while steps run (nil: none).
+	Progress io.Writer
+}
+
+// Run verifies each workload's answers, then times it at every load
+// against every target, one step at a time.
+func Run(ctx context.Context, cfg RunConfig) (*Report, error) {
+	r := &Report{Date: time.Now(), Duration: cfg.Loads[0].Duration}
+	for _, w := range cfg.Workloads {
+		if v, ok, err := verify(ctx, cfg, w); err != nil {
+			return nil, err
+		} else if ok {
+			r.Verdicts = append(r.Verdicts, v)
+		}
+		for _, l := range cfg.Loads {
+			for _, tg := range cfg.Targets {
+				if err := ctx.Err(); err != nil {
+					return r, err
+				}
+				r.Steps = append(r.Steps, step(cfg, w, l, tg))
+			}
+		}
+	}
+	return r, nil
+}
+
+func verify(ctx context.Context, cfg RunConfig, w Workload) (Verdict, bool, error) {
+	target, okT := find(cfg.Targets, cfg.Verify)
+	ref, okR := find(cfg.Targets, cfg.Reference)
+	if !okT || !okR {
+		return Verdict{}, false, nil
+	}
+	v, err := Verify(ctx, w, cfg.Now, target, ref)
+	return v, true, err
+}
+
+func find(ts []Target, name string) (Target, bool) {
+	for _, t := range ts {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return Target{}, false
+}
+
+// step fires one workload at one load against one target.
+func step(cfg RunConfig, w Workload, l Load, tg Target) Step {
+	began := time.Now()
+	now := func() time.Time { return cfg.Now }
+	if w.Moving {
+		now = func() time.Time { return cfg.Now.Add(time.Since(began).Truncate(RefreshEvery)) }
+	}
+	tr, queries := targeter(tg, w, now)
+	if queries == 0 {
+		return Step{Workload: w.Name, Target: tg.Name, Clients: l.Clients, Rate: l.Rate}
+	}
+	s := startSampler(tg.PIDs)
+	var done atomic.Uint64
+	stop := showProgress(cfg.Progress, fmt.Sprintf("%s, %s, %s", w.Name, Step{Clients: l.Clients, Rate: l.Rate}.load(), tg.Name), began, &done)
+	m := attack(tr, l, func(n uint64) { done.Store(n) })
+	stop()
+	return newStep(w, tg, l, queries, m, s.finish())
+}
+
+// showProgress redraws one status line until stopped.
+func showProgress(out io.Writer, what string, began time.Time, done *atomic.Uint64) func() {
+	if out == nil {
+		return func() {}
+	}
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			el := time.Since(began)
+			fmt.Fprintf(out, "\r\033[K%s: %4.1fs, %d requests, %.0f req/s", what, el.Seconds(), done.Load(), float64(done.Load())/max(el.Seconds(), 0.001))
+			select {
+			case <-quit:
+				fmt.Fprintln(out)
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(quit); <-finished }
+}

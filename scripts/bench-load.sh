@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# make bench-load: starts on loopback a victoria-logs process (from the
+# pinned module), vloki on the embedded engine (cold: no results cache, no
+# coalescing), the same with its frontend on (warm), vloki cold on the
+# external victoria-logs, and Loki v3.7.8 when its binary is built
+# (scripts/loki-build.sh; BENCH_LOKI=0 leaves it out, BENCH_LOKI=build
+# builds it); seeds them all, runs the workloads and writes
+# bench-results/report.{md,json}; stops everything it started by PID.
+#
+# Knobs: BENCH_DURATION (6s a step), BENCH_CLIENTS (10,50), BENCH_RATE (open
+# loop instead), BENCH_WORKLOADS (all six), BENCH_LINES (725000),
+# BENCH_OUT (bench-results).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+cd "$here"
+out=${BENCH_OUT:-bench-results}
+work=$(mktemp -d "${TMPDIR:-/tmp}/vloki-bench.XXXXXX")
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do while kill -0 "$p" 2>/dev/null; do sleep 0.2; done; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+wait_ready() { for _ in $(seq 1 240); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.25; done; echo "not ready: $1" >&2; return 1; }
+
+cache=${VLOKI_CACHE:-$HOME/.cache/vloki}
+vlbin=$cache/victoria-logs-v1.121.0/victoria-logs
+if [[ ! -x $vlbin ]]; then
+  mkdir -p "$(dirname "$vlbin")"
+  CGO_ENABLED=0 go build -o "$vlbin" github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-logs
+fi
+CGO_ENABLED=0 go build -o "$work/vloki" ./cmd/vloki
+CGO_ENABLED=0 go build -o "$work/vloki-bench" ./cmd/vloki-bench
+
+vl_port=$(free_port)
+"$vlbin" -httpListenAddr=127.0.0.1:$vl_port -storageDataPath="$work/vl" -retentionPeriod=100y \
+  -loggerLevel=ERROR -loki.disableMessageParsing >"$work/vl.log" 2>&1 &
+pids+=($!); vl_pid=$!
+wait_ready "http://127.0.0.1:$vl_port/health"
+
+start_vloki() { # name port extra-flags...
+  local name=$1 port=$2; shift 2
+  "$work/vloki" -server.http-listen-address=127.0.0.1 -server.http-listen-port="$port" \
+    -limits.ingestion-rate-mb=0 -log.level=warn "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!)
+  wait_ready "http://127.0.0.1:$port/ready"
+}
+cold=(-frontend.cache-results=false -frontend.coalesce=false)
+p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; pid_emb=${pids[-1]}
+p_warm=$(free_port); start_vloki vloki-warm "$p_warm" -storage.path="$work/warm"; pid_warm=${pids[-1]}
+p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$vl_port" "${cold[@]}"; pid_ext=${pids[-1]}
+
+targets=(-target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb"
+  -target "vloki-warm=http://127.0.0.1:$p_warm,pid=$pid_warm"
+  -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$vl_pid")
+seed_targets=("${targets[@]}")
+loki_bin=$cache/loki-v3.7.8/loki
+if [[ ${BENCH_LOKI:-1} == build ]]; then loki_bin=$(scripts/loki-build.sh); fi
+if [[ ${BENCH_LOKI:-1} != 0 && -x $loki_bin ]]; then
+  eval "$(scripts/loki-run.sh)"
+  pids+=("$LOKI_PID")
+  targets+=(-target "loki=$LOKI_URL,pid=$LOKI_PID")
+  seed_targets+=(-target "loki=$LOKI_URL")
+  echo "Loki v3.7.8 at $LOKI_URL" >&2
+else
+  echo "Loki not built (scripts/loki-build.sh): running without it" >&2
+fi
+targets+=(-target "victorialogs=http://127.0.0.1:$vl_port,twins,pid=$vl_pid")
+
+# The data ends 15 minutes ago, so every workload's range is older than
+# the results cache's freshness window (10 min) and repeats can hit it.
+now=${BENCH_NOW:-$(($(date +%s) - 900))}
+"$work/vloki-bench" seed -now "$now" -lines "${BENCH_LINES:-725000}" "${seed_targets[@]}"
+rate=()
+[[ -n ${BENCH_RATE:-} ]] && rate=(-rate "$BENCH_RATE")
+"$work/vloki-bench" run -now "$now" -duration "${BENCH_DURATION:-6s}" -clients "${BENCH_CLIENTS:-10,50}" \
+  -workloads "${BENCH_WORKLOADS:-small,heavy,long_range,compute,drilldown,refresh}" -out "$out" "${rate[@]}" "${targets[@]}"
+echo "report: $out/report.md" >&2
