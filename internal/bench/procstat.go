@@ -14,7 +14,9 @@ import (
 // every Linux architecture Go supports.
 const clockTicks = 100
 
-// ProcUsage is what processes used during a step.
+// ProcUsage is what a target's processes used during a step: CPU summed
+// over all of them (vloki and the VictoriaLogs it asks), peak RSS of the
+// first (the target's own process).
 type ProcUsage struct {
 	CPUSeconds float64 `json:"cpu_seconds"`
 	PeakRSS    int64   `json:"peak_rss_bytes"`
@@ -53,16 +55,16 @@ func (s *sampler) loop() {
 }
 
 func (s *sampler) sample() {
-	var total int64
-	for _, p := range s.pids {
-		total += rssBytes(p)
+	if len(s.pids) == 0 {
+		return
 	}
+	rss := rssBytes(s.pids[0])
 	s.mu.Lock()
-	s.peak = max(s.peak, total)
+	s.peak = max(s.peak, rss)
 	s.mu.Unlock()
 }
 
-// finish stops sampling and returns the step's usage (processes summed).
+// finish stops sampling and returns the step's usage.
 func (s *sampler) finish() ProcUsage {
 	close(s.stop)
 	<-s.done
