@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"syscall"
@@ -54,6 +55,9 @@ func run(args []string) error {
 	log.Info("vloki listening", "address", ln.Addr().String(), "backend", app.BackendName())
 	fmt.Fprintf(os.Stderr, "vloki is serving the Loki API at http://%s (backend: %s)\n", displayAddr(ln.Addr()), app.BackendName())
 
+	if cfg.Server.PprofListenAddress != "" {
+		go servePprof(cfg.Server.PprofListenAddress, log)
+	}
 	if cfg.Demo {
 		go demo.Run(ctx, app.Ingester(), log)
 	}
@@ -96,4 +100,19 @@ func newLogger(c config.Log) (*slog.Logger, error) {
 		return slog.New(slog.NewTextHandler(os.Stderr, opts)), nil
 	}
 	return nil, fmt.Errorf("log.format %q: want logfmt or json", c.Format)
+}
+
+// servePprof serves Go's profiles on their own listener, never on the API's.
+func servePprof(addr string, log *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	log.Info("pprof listening", "address", addr)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		log.Error("pprof listener failed", "err", err)
+	}
 }

@@ -36,6 +36,9 @@ type Config struct {
 type Server struct {
 	HTTPListenAddress string `yaml:"http_listen_address"`
 	HTTPListenPort    int    `yaml:"http_listen_port"`
+	// PprofListenAddress, when set, serves Go's /debug/pprof there, apart
+	// from the API (off by default).
+	PprofListenAddress string `yaml:"pprof_listen_address"`
 }
 
 // Backend selects VictoriaLogs. An empty URL runs the embedded engine.

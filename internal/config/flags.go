@@ -8,6 +8,7 @@ import (
 func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Server.HTTPListenAddress, "server.http-listen-address", c.Server.HTTPListenAddress, "HTTP listen address (empty: all interfaces)")
 	fs.IntVar(&c.Server.HTTPListenPort, "server.http-listen-port", c.Server.HTTPListenPort, "HTTP listen port")
+	fs.StringVar(&c.Server.PprofListenAddress, "server.pprof-listen-address", c.Server.PprofListenAddress, "host:port to serve Go's /debug/pprof on, apart from the API (empty: off)")
 	fs.StringVar(&c.Backend.URL, "backend.url", c.Backend.URL, "VictoriaLogs URL (single node, or a cluster's vlselect/vlinsert); empty runs the embedded engine")
 	fs.DurationVar(&c.Backend.Timeout, "backend.timeout", c.Backend.Timeout, "timeout of one request to VictoriaLogs")
 	fs.BoolVar(&c.Backend.ForeignData, "backend.foreign-data", c.Backend.ForeignData, "serve data other agents wrote into VictoriaLogs: Loki-style field names, a line rebuilt for rows without _msg, service_name and detected_level derived at query time")

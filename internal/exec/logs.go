@@ -150,7 +150,7 @@ func (w *walker) run(ctx context.Context) error {
 // batch comes back full, rows at its last timestamp (edge) may continue
 // past it: the complete timestamps are taken and edge is fetched whole.
 func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
-	batchSize := min(w.col.remaining(), maxBatch)
+	batchSize := w.batchSize()
 	rows, err := w.fetch(ctx, lo, hi, batchSize)
 	if err != nil {
 		return 0, false, err
@@ -169,6 +169,17 @@ func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full 
 	w.sortRows(atEdge)
 	w.col.addAll(atEdge)
 	return edge, true, nil
+}
+
+// batchSize is how many rows the next request asks for: what the limit
+// still needs, or, when local stages drop rows (label filters after a
+// parser, pattern filters), a full batch: asking for exactly what is
+// missing would then take a round trip for every few entries kept.
+func (w *walker) batchSize() int {
+	if w.req.Query.FiltersLocally() {
+		return maxBatch
+	}
+	return min(w.col.remaining(), maxBatch)
 }
 
 func withoutTs(rows []logRow, ts int64) []logRow {

@@ -88,3 +88,18 @@ type LogQuery struct {
 	// foreign); nil reads them as vloki writes them.
 	Foreign *foreign.Config
 }
+
+// FiltersLocally reports stages that may drop rows the pushdown kept: a
+// label filter or line filter it could not push down exactly.
+func (q *LogQuery) FiltersLocally() bool {
+	if q.PushdownExact {
+		return false
+	}
+	for _, st := range q.Stages {
+		switch st.(type) {
+		case LabelFilterStage, LineStage:
+			return true
+		}
+	}
+	return false
+}
