@@ -3,6 +3,7 @@ package backend
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -34,6 +35,18 @@ const (
 
 // Values calls one of the metadata endpoints and returns its values.
 func (c *Client) Values(ctx context.Context, t Tenant, endpoint string, m MetadataRequest) ([]ValueHits, error) {
+	if d, ok := c.direct.(DirectMetadata); ok {
+		countRequest(ctx)
+		var vs []ValueHits
+		err := c.timed(endpoint, func() error {
+			var err error
+			vs, err = d.Values(ctx, t, endpoint, m)
+			return err
+		})
+		if !errors.Is(err, ErrNotDirect) {
+			return vs, err
+		}
+	}
 	form := QueryRequest{Query: m.Query, Start: m.Start, End: m.End}.form()
 	if m.Field != "" {
 		form.Set("field", m.Field)

@@ -62,6 +62,9 @@ func (q QueryRequest) form() url.Values {
 	return f
 }
 
+// FormatNs writes a bound as the client sends it to VictoriaLogs.
+func FormatNs(ns int64) string { return formatNs(ns) }
+
 func formatNs(ns int64) string {
 	return time.Unix(0, ns).UTC().Format(time.RFC3339Nano)
 }
@@ -71,6 +74,11 @@ type DirectQuerier interface {
 	// RunQuery answers as /select/logsql/query would, or ErrNotDirect
 	// for requests it leaves to HTTP.
 	RunQuery(ctx context.Context, t Tenant, q QueryRequest, fn func(*Row) error) error
+}
+
+// DirectMetadata answers the metadata endpoints without HTTP.
+type DirectMetadata interface {
+	Values(ctx context.Context, t Tenant, endpoint string, m MetadataRequest) ([]ValueHits, error)
 }
 
 // ErrNotDirect sends a query through HTTP after all.

@@ -64,6 +64,45 @@ func TestDirectQueryMatchesHTTP(t *testing.T) {
 	}
 }
 
+// TestDirectMetadataMatchesHTTP: the embedded engine's direct metadata
+// path answers every metadata endpoint as its HTTP handler does.
+func TestDirectMetadataMatchesHTTP(t *testing.T) {
+	direct, err := vltest.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaHTTP, err := vltest.EmbeddedViaHTTP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := backend.Tenant{AccountID: 4343}
+	var body []byte
+	for i := range 30 {
+		row := map[string]any{"_time": base.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano), "app": fmt.Sprintf("m%d", i%3),
+			"_msg": "x", "meta": fmt.Sprintf("v%d", i%5)}
+		b, _ := json.Marshal(row)
+		body = append(append(body, b...), '\n')
+	}
+	if err := direct.InsertJSONLines(context.Background(), tn, body, "app", "_msg"); err != nil {
+		t.Fatal(err)
+	}
+	vltest.Flush(t, direct)
+	ranges := [][2]int64{{0, 0}, {base.UnixNano(), base.Add(10 * time.Second).UnixNano()}, {base.Add(5 * time.Second).UnixNano(), 0}}
+	for _, ep := range []string{backend.FieldNames, backend.FieldValues, backend.StreamFieldNames, backend.StreamFieldValues, backend.Streams} {
+		for _, r := range ranges {
+			m := backend.MetadataRequest{Query: `{app=~"m.*"}`, Start: r[0], End: r[1], Field: "meta", Limit: 3}
+			if ep == backend.StreamFieldValues {
+				m.Field = "app"
+			}
+			want, werr := viaHTTP.Values(context.Background(), tn, ep, m)
+			got, gerr := direct.Values(context.Background(), tn, ep, m)
+			if (werr == nil) != (gerr == nil) || fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("%s %v:\ndirect %v %v\nhttp   %v %v", ep, r, got, gerr, want, werr)
+			}
+		}
+	}
+}
+
 func rowsOf(c *backend.Client, tn backend.Tenant, q string) ([]string, error) {
 	var out []string
 	err := c.Query(context.Background(), tn, backend.QueryRequest{Query: q}, func(r *backend.Row) error {

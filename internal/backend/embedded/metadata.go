@@ -1,0 +1,105 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlstorage"
+	"github.com/VictoriaMetrics/VictoriaMetrics/lib/logstorage"
+	"github.com/VictoriaMetrics/VictoriaMetrics/lib/timeutil"
+
+	"github.com/vloki/vloki/internal/backend"
+)
+
+// Values answers the metadata endpoints (field and stream-field names and
+// values, streams) from the in-process storage, as their HTTP handlers
+// would: the query evaluated one nanosecond before its end (or now), the
+// start and end arguments read back from the form they are sent in, pipes
+// dropped.
+func (e *Engine) Values(ctx context.Context, t backend.Tenant, endpoint string, m backend.MetadataRequest) ([]backend.ValueHits, error) {
+	get, ok := metadataCalls[endpoint]
+	if !ok {
+		return nil, backend.ErrNotDirect
+	}
+	q, err := metadataQuery(m)
+	if err != nil {
+		return nil, &backend.Error{Endpoint: endpoint, Status: 400, Body: err.Error()}
+	}
+	tenants := []logstorage.TenantID{{AccountID: t.AccountID, ProjectID: t.ProjectID}}
+	vs, err := get(ctx, tenants, q, m)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, &backend.Error{Endpoint: endpoint, Status: 400, Body: err.Error()}
+	}
+	out := make([]backend.ValueHits, len(vs))
+	for i, v := range vs {
+		out[i] = backend.ValueHits{Value: v.Value, Hits: v.Hits}
+	}
+	return out, nil
+}
+
+type metadataCall func(context.Context, []logstorage.TenantID, *logstorage.Query, backend.MetadataRequest) ([]logstorage.ValueWithHits, error)
+
+var metadataCalls = map[string]metadataCall{
+	backend.FieldNames: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, _ backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
+		return vlstorage.GetFieldNames(ctx, ts, q)
+	},
+	backend.FieldValues: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, m backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
+		return vlstorage.GetFieldValues(ctx, ts, q, m.Field, uint64(max(m.Limit, 0)))
+	},
+	backend.StreamFieldNames: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, _ backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
+		return vlstorage.GetStreamFieldNames(ctx, ts, q)
+	},
+	backend.StreamFieldValues: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, m backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
+		return vlstorage.GetStreamFieldValues(ctx, ts, q, m.Field, uint64(max(m.Limit, 0)))
+	},
+	backend.Streams: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, m backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
+		return vlstorage.GetStreams(ctx, ts, q, uint64(max(m.Limit, 0)))
+	},
+}
+
+// metadataQuery builds the query the HTTP handlers build from the form.
+func metadataQuery(m backend.MetadataRequest) (*logstorage.Query, error) {
+	now := time.Now().UnixNano()
+	start, okStart, err := formTime(m.Start, now)
+	if err != nil {
+		return nil, err
+	}
+	end, okEnd, err := formTime(m.End, now)
+	if err != nil {
+		return nil, err
+	}
+	at := now
+	if okEnd {
+		at = end
+	}
+	q, err := logstorage.ParseQueryAtTimestamp(m.Query, at-1)
+	if err != nil {
+		return nil, fmt.Errorf("cannot parse query [%s]: %w", m.Query, err)
+	}
+	if okStart || okEnd {
+		if !okStart {
+			start = math.MinInt64
+		}
+		if !okEnd {
+			end = math.MaxInt64
+		}
+		q.AddTimeFilter(start, end)
+	}
+	q.DropAllPipes()
+	return q, nil
+}
+
+// formTime reads a bound as the HTTP handler reads the form value the
+// client writes for it (backend.FormatNs).
+func formTime(ns, now int64) (int64, bool, error) {
+	if ns == 0 {
+		return 0, false, nil
+	}
+	t, err := timeutil.ParseTimeAt(backend.FormatNs(ns), now)
+	return t, err == nil, err
+}
