@@ -36,7 +36,7 @@ func start(t testing.TB, name string, args func(port int) []string) string {
 	if err != nil {
 		t.Fatalf("%s is not installed: run scripts/test-deps.sh (make test does)", name)
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,8 @@ func start(t testing.TB, name string, args func(port int) []string) string {
 	return ""
 }
 
-func freePort() (int, error) {
+// FreePort is a free loopback TCP port.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err

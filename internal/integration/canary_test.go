@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vloki/vloki/internal/cachetest"
 	"github.com/vloki/vloki/internal/config"
 )
 
@@ -134,7 +134,7 @@ func canaryBinary(t *testing.T) string {
 // runCanary runs the canary against addr for d, then reads its counters
 // and stops it by its PID.
 func runCanary(bin, addr string, d time.Duration, logPath string) (canaryRecord, error) {
-	port, err := freePort()
+	port, err := cachetest.FreePort()
 	if err != nil {
 		return canaryRecord{}, err
 	}
@@ -176,15 +176,6 @@ func scrapeCanary(port int) (map[string]float64, error) {
 		}
 	}
 	return out, sc.Err()
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // canaryLog holds the entries the canary's log names, by finding.

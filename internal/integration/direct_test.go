@@ -18,29 +18,14 @@ import (
 // rows with empty fields, empty lines, metadata, stats pipes, sorting with
 // a limit, and errors.
 func TestDirectQueryMatchesHTTP(t *testing.T) {
-	direct, err := vltest.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	viaHTTP, err := vltest.EmbeddedViaHTTP()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tn := backend.Tenant{AccountID: 4242}
-	var body []byte
-	for i := range 50 {
-		row := map[string]any{"_time": base.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano), "app": fmt.Sprintf("d%d", i%3),
-			"_msg": fmt.Sprintf(`{"n":%d,"s":"x\"y\\z"}`, i), "meta": fmt.Sprintf("m%d", i%4)}
+	direct, viaHTTP := directAndHTTP(t, tn, 50, func(i int) map[string]any {
+		row := map[string]any{"app": fmt.Sprintf("d%d", i%3), "_msg": fmt.Sprintf(`{"n":%d,"s":"x\"y\\z"}`, i), "meta": fmt.Sprintf("m%d", i%4)}
 		if i%7 == 0 {
 			row["meta"] = ""
 		}
-		b, _ := json.Marshal(row)
-		body = append(append(body, b...), '\n')
-	}
-	if err := direct.InsertJSONLines(context.Background(), tn, body, "app", "_msg"); err != nil {
-		t.Fatal(err)
-	}
-	vltest.Flush(t, direct)
+		return row
+	})
 	for _, q := range []string{
 		`*`,
 		`{app="d1"} | sort by (_time desc) limit 7`,
@@ -67,26 +52,10 @@ func TestDirectQueryMatchesHTTP(t *testing.T) {
 // TestDirectMetadataMatchesHTTP: the embedded engine's direct metadata
 // path answers every metadata endpoint as its HTTP handler does.
 func TestDirectMetadataMatchesHTTP(t *testing.T) {
-	direct, err := vltest.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	viaHTTP, err := vltest.EmbeddedViaHTTP()
-	if err != nil {
-		t.Fatal(err)
-	}
 	tn := backend.Tenant{AccountID: 4343}
-	var body []byte
-	for i := range 30 {
-		row := map[string]any{"_time": base.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano), "app": fmt.Sprintf("m%d", i%3),
-			"_msg": "x", "meta": fmt.Sprintf("v%d", i%5)}
-		b, _ := json.Marshal(row)
-		body = append(append(body, b...), '\n')
-	}
-	if err := direct.InsertJSONLines(context.Background(), tn, body, "app", "_msg"); err != nil {
-		t.Fatal(err)
-	}
-	vltest.Flush(t, direct)
+	direct, viaHTTP := directAndHTTP(t, tn, 30, func(i int) map[string]any {
+		return map[string]any{"app": fmt.Sprintf("m%d", i%3), "_msg": "x", "meta": fmt.Sprintf("v%d", i%5)}
+	})
 	ranges := [][2]int64{{0, 0}, {base.UnixNano(), base.Add(10 * time.Second).UnixNano()}, {base.Add(5 * time.Second).UnixNano(), 0}}
 	for _, ep := range []string{backend.FieldNames, backend.FieldValues, backend.StreamFieldNames, backend.StreamFieldValues, backend.Streams} {
 		for _, r := range ranges {
@@ -101,6 +70,32 @@ func TestDirectMetadataMatchesHTTP(t *testing.T) {
 			}
 		}
 	}
+}
+
+// directAndHTTP writes n rows (one a second from base) into the embedded
+// engine for tn, and returns its direct client and one through its HTTP
+// handlers.
+func directAndHTTP(t *testing.T, tn backend.Tenant, n int, row func(i int) map[string]any) (direct, viaHTTP *backend.Client) {
+	t.Helper()
+	direct, err := vltest.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if viaHTTP, err = vltest.EmbeddedViaHTTP(); err != nil {
+		t.Fatal(err)
+	}
+	var body []byte
+	for i := range n {
+		r := row(i)
+		r["_time"] = base.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano)
+		b, _ := json.Marshal(r)
+		body = append(append(body, b...), '\n')
+	}
+	if err := direct.InsertJSONLines(context.Background(), tn, body, "app", "_msg"); err != nil {
+		t.Fatal(err)
+	}
+	vltest.Flush(t, direct)
+	return direct, viaHTTP
 }
 
 func rowsOf(c *backend.Client, tn backend.Tenant, q string) ([]string, error) {
