@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load parity parity-record parity-diff canary-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -34,6 +34,10 @@ bench-compare:
 ## bench-load: the workloads against vloki (cold, warm, external), VictoriaLogs and Loki (when built) side by side; report in bench-results/ (BENCH_DURATION, BENCH_CLIENTS, BENCH_WORKLOADS, BENCH_RATE)
 bench-load:
 	scripts/bench-load.sh
+
+## soak: every workload mixed at 200 clients for 5 minutes with pushes alongside, counted back (SOAK_CLIENTS, SOAK_DURATION, SOAK_PUSH_RATE)
+soak:
+	scripts/soak.sh
 
 ## parity-record: record Loki v3.7.8's answers to the corpus (builds Loki; not part of CI)
 parity-record:

@@ -3,6 +3,7 @@
 //
 //	vloki-bench seed -now T -target vloki=http://…,pid=123 -target loki=http://…
 //	vloki-bench run  -now T -target vloki=http://… -target victorialogs=http://…,twins -verify vloki -reference loki
+//	vloki-bench soak -now T -target vloki=http://…,pid=123 -clients 200 -duration 5m -push-rate 500
 //
 // See make bench-load, which starts everything and runs both.
 package main
@@ -35,7 +36,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vloki-bench seed|run [flags]")
+		return fmt.Errorf("usage: vloki-bench seed|run|soak [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -44,8 +45,10 @@ func run(args []string) error {
 		return seed(ctx, args[1:])
 	case "run":
 		return runWorkloads(ctx, args[1:])
+	case "soak":
+		return soak(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown command %q: want seed or run", args[0])
+	return fmt.Errorf("unknown command %q: want seed, run or soak", args[0])
 }
 
 // common are the flags both commands take.
@@ -111,6 +114,33 @@ func runWorkloads(ctx context.Context, args []string) error {
 		fmt.Print(rep.Markdown())
 	}
 	return err
+}
+
+func soak(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("soak", flag.ContinueOnError)
+	var c common
+	c.bind(fs)
+	clients := fs.Int("clients", 200, "closed-loop clients")
+	duration := fs.Duration("duration", 5*time.Minute, "length of the soak")
+	pushRate := fs.Int("push-rate", 500, "lines a second pushed alongside")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if len(c.targets.list) != 1 {
+		return fmt.Errorf("soak takes one -target")
+	}
+	cfg := bench.SoakConfig{Now: c.now.t, Target: c.targets.list[0], Clients: *clients, Duration: *duration, PushRate: *pushRate}
+	res, err := bench.Soak(ctx, cfg)
+	if res != nil {
+		fmt.Print(res.Markdown(cfg))
+	}
+	if err != nil {
+		return err
+	}
+	if res.LinesFound < int(res.LinesAcked) {
+		return fmt.Errorf("lost %d acknowledged lines", int(res.LinesAcked)-res.LinesFound)
+	}
+	return nil
 }
 
 func pickWorkloads(names string) ([]bench.Workload, error) {
