@@ -1,12 +1,16 @@
 package integration
 
 import (
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,4 +79,103 @@ func TestBackendOutage(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Logf("recovered %s after VictoriaLogs was healthy again", time.Since(back).Round(time.Millisecond))
+}
+
+// TestOutageUnderLoad restarts VictoriaLogs while pushes and queries keep
+// coming: every answer is a success or the documented 503, every
+// acknowledged push is found afterwards, and no goroutine is left behind.
+// (VictoriaLogs is stopped with SIGTERM, which flushes it; a kill -9 of
+// VictoriaLogs itself loses what it had not yet written, as README says.)
+func TestOutageUnderLoad(t *testing.T) {
+	proc, err := vltest.StartProcess(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	c, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	tg := target{name: "external", url: srv.URL, vl: c}
+	baseline := runtime.NumGoroutine()
+
+	var (
+		mu     sync.Mutex
+		acked  []string
+		codes  = map[int]int{}
+		stop   = make(chan struct{})
+		wg     sync.WaitGroup
+		record = func(status int) { mu.Lock(); codes[status]++; mu.Unlock() }
+	)
+	wg.Add(2)
+	go func() { // pushes, one line every 10 ms
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+			line := fmt.Sprintf("load %04d", i)
+			b, _ := json.Marshal(jsonPush(map[string]string{"app": "chaos"}, entry{ns(time.Now()), line}))
+			r := tg.do(t, http.MethodPost, "/loki/api/v1/push", "", b, map[string]string{"Content-Type": "application/json"})
+			record(r.status)
+			if r.status == http.StatusNoContent {
+				mu.Lock()
+				acked = append(acked, line)
+				mu.Unlock()
+			}
+		}
+	}()
+	go func() { // queries, one every 20 ms
+		defer wg.Done()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+			record(tg.get(t, "/loki/api/v1/query_range", "", url.Values{"query": {`{app="chaos"}`}, "since": {"5m"}, "limit": {"5"}}, nil).status)
+		}
+	}()
+	time.Sleep(time.Second)
+	proc.Stop()
+	time.Sleep(time.Second)
+	if err := proc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * time.Second)
+	close(stop)
+	wg.Wait()
+
+	for status, n := range codes {
+		if status != http.StatusOK && status != http.StatusNoContent && status != http.StatusServiceUnavailable {
+			t.Errorf("%d answers with status %d", n, status)
+		}
+	}
+	if codes[http.StatusServiceUnavailable] == 0 || codes[http.StatusNoContent] == 0 {
+		t.Fatalf("the outage was not exercised: %v", codes)
+	}
+	q := url.Values{"query": {`{app="chaos"}`}, "since": {"10m"}, "limit": {"5000"}}
+	body := string(tg.get(t, "/loki/api/v1/query_range", "", q, nil).body)
+	for _, l := range acked {
+		if !strings.Contains(body, `"`+l+`"`) {
+			t.Errorf("acknowledged %q is missing", l)
+		}
+	}
+	srv.CloseClientConnections()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > baseline+10 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > baseline+10 {
+		t.Errorf("%d goroutines after the load, %d before", n, baseline)
+	}
+	t.Logf("answers by status %v; %d pushes acknowledged, all found", codes, len(acked))
 }
