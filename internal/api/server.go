@@ -17,6 +17,7 @@ import (
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/tailhub"
+	"github.com/vloki/vloki/internal/tailshare"
 	"github.com/vloki/vloki/internal/tenant"
 	"github.com/vloki/vloki/internal/visibility"
 )
@@ -41,8 +42,10 @@ type Deps struct {
 	// through VictoriaLogs.
 	Tails *tailhub.Hub
 	// TailFromBackend also tails VictoriaLogs itself, for rows other
-	// agents or other vloki replicas write.
+	// agents or other vloki replicas write, through BackendTails (one
+	// VictoriaLogs tail per distinct request).
 	TailFromBackend bool
+	BackendTails    *tailshare.Sharer
 	// Visibility, when set, makes reads wait until the tenant's
 	// acknowledged pushes are searchable.
 	Visibility *visibility.Syncer

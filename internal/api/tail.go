@@ -91,7 +91,8 @@ func (s *Server) startTailSources(ctx context.Context, live *exec.Tail, tn backe
 		go func() { errs <- live.RunPushed(ctx, sub, replay) }()
 	}
 	if s.d.Tails == nil || s.d.TailFromBackend {
-		go func() { errs <- live.RunBackend(ctx, s.d.Backend, tn) }()
+		sub := s.d.BackendTails.Subscribe(tn, live.BackendRequest())
+		go func() { errs <- live.RunBackend(ctx, sub) }()
 	}
 	return errs
 }

@@ -84,6 +84,9 @@ func New(baseURL string, rt http.RoundTripper, opts Options) (*Client, error) {
 	}, nil
 }
 
+// BaseURL is the VictoriaLogs URL the client talks to.
+func (c *Client) BaseURL() string { return c.base.String() }
+
 // Error is a non-2xx answer from VictoriaLogs.
 type Error struct {
 	Endpoint string

@@ -179,3 +179,20 @@ func decodeRow(p *fastjson.Parser, line []byte, row *Row) error {
 	})
 	return nil
 }
+
+// Clone copies a row so it outlives the callback that received it.
+func (r *Row) Clone() *Row {
+	n := 0
+	for _, f := range r.Fields {
+		n += len(f.Name) + len(f.Value)
+	}
+	buf := make([]byte, 0, n)
+	out := &Row{Fields: make([]Field, len(r.Fields))}
+	for i, f := range r.Fields {
+		buf = append(buf, f.Name...)
+		name := buf[len(buf)-len(f.Name):]
+		buf = append(buf, f.Value...)
+		out.Fields[i] = Field{Name: name, Value: buf[len(buf)-len(f.Value):]}
+	}
+	return out
+}

@@ -11,24 +11,38 @@ import (
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 	"github.com/vloki/vloki/internal/tailhub"
+	"github.com/vloki/vloki/internal/tailshare"
 )
 
 // ErrTailBehind ends a tail whose client could not keep up with the pushes.
 var ErrTailBehind = errors.New("live tail fell too far behind the pushes to deliver every entry; reconnect to resume")
 
-// RunBackend feeds the rows VictoriaLogs' live tail delivers until ctx
-// ends; delay holds rows back for late arrivals (Loki's delay_for).
-func (tl *Tail) RunBackend(ctx context.Context, c *backend.Client, t backend.Tenant) error {
+// BackendRequest is the VictoriaLogs live tail this tail follows; tails
+// asking the same share one (package tailshare).
+func (tl *Tail) BackendRequest() backend.TailRequest {
+	return backend.TailRequest{Query: logsql.Query{Filter: tl.q.Pushdown}.String(), Delay: tl.delay}
+}
+
+// RunBackend feeds the rows of a shared VictoriaLogs live tail until ctx
+// ends or the shared tail does.
+func (tl *Tail) RunBackend(ctx context.Context, sub *tailshare.Sub) error {
+	defer sub.Close()
 	streams := newStreamCache(tl.q.Foreign)
-	req := backend.TailRequest{Query: logsql.Query{Filter: tl.q.Pushdown}.String(), Delay: tl.delay}
-	return c.Tail(ctx, t, req, func(r *backend.Row) error {
-		row, err := toLogRow(r, streams)
-		if err != nil {
-			return err
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case r, ok := <-sub.C():
+			if !ok {
+				return sub.Err()
+			}
+			row, err := toLogRow(r, streams)
+			if err != nil {
+				return err
+			}
+			tl.add(sourcedRow{row: row, backlog: true})
 		}
-		tl.add(sourcedRow{row: row, backlog: true})
-		return nil
-	})
+	}
 }
 
 // RunPushed feeds the pushes of a hub subscription: first the replayed

@@ -3,9 +3,11 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -254,4 +256,63 @@ func TestTailFromBackend(t *testing.T) {
 	t.Logf("a row written directly into VictoriaLogs reached the tail after %s", time.Since(sent))
 	time.Sleep(3 * time.Second) // VictoriaLogs' tail delivers the pushed rows again by now
 	r.check(t, lines)
+}
+
+// TestBackendTailsShared: twenty tails of one query over an external
+// VictoriaLogs cost it one live tail, and a row written there directly
+// reaches every one of them once.
+func TestBackendTailsShared(t *testing.T) {
+	tg := targetsWith(t, func(c *config.Config) { c.Tail.Backend = "on" })[0]
+	labels := map[string]string{"app": "shared-tail"}
+	tg.pushJSON(t, "shared", jsonPush(labels, entry{ns(time.Now().Add(-time.Hour)), "before"}))
+	q := url.Values{"query": {`{app="shared-tail"}`}, "start": {ns(time.Now().Add(-time.Minute))}}
+	var readers []*tailReader
+	for range 20 {
+		readers = append(readers, readTailAll(dialTailAs(t, tg, "shared", q)))
+	}
+	time.Sleep(300 * time.Millisecond)
+	vlURL := vlURLOf(t, tg)
+	if n := vlMetric(t, vlURL, "vl_live_tailing_requests"); n != 1 {
+		t.Fatalf("VictoriaLogs runs %v live tails for 20 identical vloki tails", n)
+	}
+	row := fmt.Sprintf(`{"_time":%q,"_msg":"direct row","app":"shared-tail","service_name":"shared-tail"}`, time.Now().UTC().Format(time.RFC3339Nano))
+	tn := (&tenant.Resolver{AuthEnabled: true}).Map("shared")
+	if err := tg.vl.InsertJSONLines(t.Context(), tn, []byte(row+"\n"), "app,service_name", "_msg"); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range readers {
+		r.waitFor(t, []string{"direct row"})
+	}
+	time.Sleep(2 * time.Second)
+	for _, r := range readers {
+		r.check(t, []string{"direct row"})
+	}
+}
+
+// vlURLOf is the external VictoriaLogs a target reads.
+func vlURLOf(t *testing.T, tg target) string {
+	t.Helper()
+	u := tg.vl.BaseURL()
+	if u == "" || strings.Contains(u, "embedded") {
+		t.Fatal("not an external VictoriaLogs")
+	}
+	return u
+}
+
+// vlMetric reads one metric of VictoriaLogs' /metrics.
+func vlMetric(t *testing.T, base, name string) float64 {
+	t.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, name+" "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			return f
+		}
+	}
+	return -1
 }

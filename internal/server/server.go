@@ -25,6 +25,7 @@ import (
 	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/tailhub"
+	"github.com/vloki/vloki/internal/tailshare"
 	"github.com/vloki/vloki/internal/tenant"
 	"github.com/vloki/vloki/internal/visibility"
 )
@@ -98,7 +99,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	}, foreignConfig(cfg, limits))
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
-		Tails: tails, TailFromBackend: cfg.TailFromBackend(), Visibility: visible, Frontend: front,
+		Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: tailshare.New(c), Visibility: visible, Frontend: front,
 		Queue: newQueue(cfg.QueryScheduler), LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
