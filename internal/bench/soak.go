@@ -2,11 +2,9 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,28 +115,11 @@ func postPush(ctx context.Context, tg Target, body string) int {
 func countSoakLines(ctx context.Context, tg Target, since time.Time) (int, error) {
 	window := time.Since(since) + time.Minute
 	q := url.Values{"query": {fmt.Sprintf(`sum(count_over_time({app="soak"}[%ds]))`, int(window.Seconds()))}, "time": {ns(time.Now())}}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, tg.URL+"/loki/api/v1/query?"+q.Encode(), nil)
-	if err != nil {
-		return 0, err
+	n := instantValue(ctx, tg, q)
+	if n < 0 {
+		return 0, fmt.Errorf("counting the soak lines failed")
 	}
-	req.Header = tg.Header.Clone()
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	var body struct {
-		Data struct {
-			Result []struct {
-				Value [2]any `json:"value"`
-			} `json:"result"`
-		} `json:"data"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || len(body.Data.Result) != 1 {
-		return 0, fmt.Errorf("counting the soak lines: %v (status %d)", err, resp.StatusCode)
-	}
-	s, _ := body.Data.Result[0].Value[1].(string)
-	return strconv.Atoi(s)
+	return n, nil
 }
 
 // sampleRSS records the target's RSS once a second until stopped.

@@ -26,22 +26,7 @@ import (
 // VictoriaLogs' address or Go's error chain; /ready says not ready; once
 // VictoriaLogs is back, service resumes within 5 s.
 func TestBackendOutage(t *testing.T) {
-	proc, err := vltest.StartProcess(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proc.Stop)
-	c, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	tg := target{name: "external", url: srv.URL, vl: c}
+	tg, proc, _ := vlokiOverProcess(t)
 	tg.pushJSON(t, "", jsonPush(map[string]string{"app": "outage"}, entry{ns(time.Now()), "before"}))
 
 	proc.Stop()
@@ -87,22 +72,7 @@ func TestBackendOutage(t *testing.T) {
 // (VictoriaLogs is stopped with SIGTERM, which flushes it; a kill -9 of
 // VictoriaLogs itself loses what it had not yet written, as README says.)
 func TestOutageUnderLoad(t *testing.T) {
-	proc, err := vltest.StartProcess(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proc.Stop)
-	c, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{Timeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
-	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	tg := target{name: "external", url: srv.URL, vl: c}
+	tg, proc, srv := vlokiOverProcess(t)
 	baseline := runtime.NumGoroutine()
 
 	var (
@@ -178,4 +148,26 @@ func TestOutageUnderLoad(t *testing.T) {
 		t.Errorf("%d goroutines after the load, %d before", n, baseline)
 	}
 	t.Logf("answers by status %v; %d pushes acknowledged, all found", codes, len(acked))
+}
+
+// vlokiOverProcess is vloki (auth off) over a victoria-logs process of its
+// own, which the test may stop and start.
+func vlokiOverProcess(t *testing.T) (target, *vltest.Process, *httptest.Server) {
+	t.Helper()
+	proc, err := vltest.StartProcess(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	c, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{Timeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	return target{name: "external", url: srv.URL, vl: c}, proc, srv
 }
