@@ -42,7 +42,7 @@ func (e *TimeoutError) Unwrap() error { return e.Err }
 // classify turns a transport error into one of the errors above; the
 // caller's own cancellation or deadline is returned as the context's error.
 func (c *Client) classify(ctx context.Context, err error) error {
-	if err == nil || errors.Is(err, io.EOF) {
+	if err == nil || err == io.EOF { // a body read's end, not a failure
 		return err
 	}
 	if ctx.Err() != nil {
@@ -65,7 +65,7 @@ func reason(err error) string {
 		return "refused the connection"
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE):
 		return "reset the connection"
-	case errors.Is(err, io.ErrUnexpectedEOF):
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "closed the connection mid-answer"
 	case errors.As(err, &dns):
 		return "host name could not be resolved"
