@@ -27,7 +27,10 @@ type Tenant struct {
 // Client calls VictoriaLogs.
 type Client struct {
 	base *url.URL
-	http *http.Client
+	// insertBase, when set, takes the ingestion requests (a cluster's
+	// vlinsert); base takes the rest (its vlselect).
+	insertBase *url.URL
+	http       *http.Client
 	// streaming has no overall timeout: live tails last as long as their
 	// context.
 	streaming *http.Client
@@ -47,6 +50,9 @@ type Options struct {
 	// Direct, when set, runs LogsQL queries without HTTP (the embedded
 	// engine); every other request still goes through the transport.
 	Direct DirectQuerier
+	// InsertURL, when set, receives pushes instead of the base URL: a
+	// VictoriaLogs cluster's vlinsert, the base being its vlselect.
+	InsertURL string
 }
 
 // NewHTTPTransport returns a transport sized for many concurrent requests to
@@ -67,21 +73,35 @@ func NewHTTPTransport() *http.Transport {
 // New returns a client of the VictoriaLogs at baseURL that sends requests
 // through rt.
 func New(baseURL string, rt http.RoundTripper, opts Options) (*Client, error) {
-	u, err := url.Parse(strings.TrimSuffix(baseURL, "/"))
+	u, err := parseBase(baseURL)
 	if err != nil {
-		return nil, fmt.Errorf("invalid VictoriaLogs URL %q: %w", baseURL, err)
-	}
-	if u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("invalid VictoriaLogs URL %q: want scheme://host[:port]", baseURL)
+		return nil, err
 	}
 	observe := opts.Observe
 	if observe == nil {
 		observe = func(string, time.Duration, error) {}
 	}
-	return &Client{
+	c := &Client{
 		base: u, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, streaming: &http.Client{Transport: rt},
 		observe: observe, breaker: newBreaker(), direct: opts.Direct,
-	}, nil
+	}
+	if opts.InsertURL != "" {
+		if c.insertBase, err = parseBase(opts.InsertURL); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func parseBase(raw string) (*url.URL, error) {
+	u, err := url.Parse(strings.TrimSuffix(raw, "/"))
+	if err != nil {
+		return nil, fmt.Errorf("invalid VictoriaLogs URL %q: %w", raw, err)
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("invalid VictoriaLogs URL %q: want scheme://host[:port]", raw)
+	}
+	return u, nil
 }
 
 // BaseURL is the VictoriaLogs URL the client talks to.
@@ -107,6 +127,9 @@ func (c *Client) do(ctx context.Context, t Tenant, method, path string, form url
 // send is do through the given client (the streaming one for live tails).
 func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method, path string, form url.Values, body io.Reader, hdr http.Header) (*http.Response, error) {
 	u := *c.base
+	if c.insertBase != nil && strings.HasPrefix(path, "/insert/") {
+		u = *c.insertBase
+	}
 	u.Path += path
 	if method == http.MethodGet || body != nil {
 		u.RawQuery = form.Encode()

@@ -43,8 +43,11 @@ type Server struct {
 
 // Backend selects VictoriaLogs. An empty URL runs the embedded engine.
 type Backend struct {
-	URL     string        `yaml:"url"`
-	Timeout time.Duration `yaml:"timeout"`
+	URL string `yaml:"url"`
+	// InsertURL, when set, receives pushes (a cluster's vlinsert) while
+	// URL serves queries, metadata and tails (its vlselect).
+	InsertURL string        `yaml:"insert_url"`
+	Timeout   time.Duration `yaml:"timeout"`
 	// ForeignData serves rows other agents wrote into VictoriaLogs: field
 	// names read Loki-style, rows without _msg get a rebuilt line, and
 	// service_name and detected_level are derived at query time.

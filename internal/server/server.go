@@ -48,6 +48,7 @@ func New(cfg config.Config, log *slog.Logger) (*App, error) {
 	m := metrics.New()
 	opts := backend.Options{Timeout: cfg.Backend.Timeout, Observe: m.ObserveBackend}
 	if cfg.Backend.URL != "" {
+		opts.InsertURL = cfg.Backend.InsertURL
 		c, err := backend.New(cfg.Backend.URL, backend.NewHTTPTransport(), opts)
 		if err != nil {
 			return nil, err
