@@ -35,7 +35,8 @@ type Config struct {
 
 // Engine is the running in-process VictoriaLogs.
 type Engine struct {
-	rt http.RoundTripper
+	rt   http.RoundTripper
+	gate *gate
 }
 
 var (
@@ -59,7 +60,8 @@ func Start(cfg Config) (*Engine, error) {
 	vlselect.Init()
 	insertutil.SetLogRowsStorage(&vlstorage.Storage{})
 	vlinsert.Init()
-	running = &Engine{rt: &transport{handlers: []handlerFunc{
+	g := newGate()
+	running = &Engine{gate: g, rt: &transport{gate: g, handlers: []handlerFunc{
 		vlinsert.RequestHandler, vlselect.RequestHandler, vlstorage.RequestHandler,
 	}}}
 	return running, nil
@@ -113,13 +115,14 @@ func parseGlobalFlags() error {
 // RoundTripper returns the in-process transport to VictoriaLogs' HTTP API.
 func (e *Engine) RoundTripper() http.RoundTripper { return e.rt }
 
-// Stop flushes and closes the storage.
+// Stop ends the calls in progress, then flushes and closes the storage.
 func (e *Engine) Stop() {
 	mu.Lock()
 	defer mu.Unlock()
 	if running != e {
 		return
 	}
+	e.gate.close()
 	vlinsert.Stop()
 	vlselect.Stop()
 	vlstorage.Stop()

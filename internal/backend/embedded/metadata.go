@@ -28,10 +28,18 @@ func (e *Engine) Values(ctx context.Context, t backend.Tenant, endpoint string, 
 		return nil, &backend.Error{Endpoint: endpoint, Status: 400, Body: err.Error()}
 	}
 	tenants := []logstorage.TenantID{{AccountID: t.AccountID, ProjectID: t.ProjectID}}
-	vs, err := get(ctx, tenants, q, m)
+	gctx, done, err := e.gate.enter(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	vs, err := get(gctx, tenants, q, m)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, cerr
+		}
+		if gctx.Err() != nil {
+			return nil, errStopped
 		}
 		return nil, &backend.Error{Endpoint: endpoint, Status: 400, Body: err.Error()}
 	}

@@ -32,6 +32,11 @@ func (e *Engine) RunQuery(ctx context.Context, t backend.Tenant, req backend.Que
 		return err
 	}
 	outer := ctx
+	ctx, done, err := e.gate.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &rowWriter{fn: fn, cancel: cancel}
@@ -42,6 +47,9 @@ func (e *Engine) RunQuery(ctx context.Context, t backend.Tenant, req backend.Que
 	}
 	if cerr := outer.Err(); cerr != nil {
 		return cerr // the caller gave up or ran out of time
+	}
+	if ctx.Err() != nil {
+		return errStopped // VictoriaLogs may end a cancelled query quietly, with rows missing
 	}
 	if err != nil {
 		return &backend.Error{Endpoint: "/select/logsql/query", Status: 400, Body: fmt.Sprintf("cannot execute query [%s]: %s", q, err)}

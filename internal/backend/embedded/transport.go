@@ -1,6 +1,7 @@
 package embedded
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"strconv"
@@ -15,14 +16,25 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) bool
 // in-process handlers. The handler's output streams through an io.Pipe, so
 // large answers are never buffered whole.
 type transport struct {
+	gate     *gate
 	handlers []handlerFunc
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	req = prepareServerRequest(req)
+	ctx, done, err := t.gate.enter(req.Context())
+	if err != nil {
+		return nil, err
+	}
+	req = prepareServerRequest(req.WithContext(ctx))
 	pr, pw := io.Pipe()
+	// A reader that stops reading must not hold the handler (and Stop) forever.
+	stopClosing := context.AfterFunc(ctx, func() { _ = pr.CloseWithError(ctx.Err()) })
 	rw := newPipeResponseWriter(pw)
-	go t.serve(rw, req, pw)
+	go func() {
+		defer done()
+		defer stopClosing() // a finished answer stays readable to its end
+		t.serve(rw, req, pw)
+	}()
 	<-rw.committed
 	return &http.Response{
 		Status:        strconv.Itoa(rw.status) + " " + http.StatusText(rw.status),
@@ -40,7 +52,8 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 func (t *transport) serve(rw *pipeResponseWriter, req *http.Request, pw *io.PipeWriter) {
 	defer func() {
 		rw.commit()
-		_ = pw.Close()
+		// An answer cut short by cancellation must not read as complete.
+		_ = pw.CloseWithError(req.Context().Err())
 		if req.Body != nil {
 			_ = req.Body.Close()
 		}
