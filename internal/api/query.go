@@ -28,7 +28,7 @@ func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
 	}
 	flags := loghttp.EncodingFlags(r.Header)
 	res, err := s.d.Engine.Range(r.Context(), tenantFrom(r.Context()), engine.RangeRequest{
-		Expr: expr, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
+		Expr: expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
 		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: flags.Categorize(),
 	})
 	if err != nil {

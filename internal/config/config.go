@@ -103,6 +103,9 @@ type Frontend struct {
 	CacheResults bool `yaml:"cache_results"`
 	// ResultsCacheMaxBytes bounds the in-process results cache.
 	ResultsCacheMaxBytes int64 `yaml:"results_cache_max_bytes"`
+	// ExtentsMaxBytes bounds the in-process store of range queries'
+	// evaluated steps, used when CacheResults is on (0: no extents).
+	ExtentsMaxBytes int64 `yaml:"extents_max_bytes"`
 	// ResultsCacheBackend is memory, memcached or redis.
 	ResultsCacheBackend string `yaml:"results_cache_backend"`
 	// MemcachedAddresses are host:port of the memcached servers.
@@ -207,7 +210,7 @@ func Default() Config {
 		},
 		Tail: Tail{Backend: "auto"},
 		Frontend: Frontend{
-			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
+			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
 		},
 		QueryScheduler: QueryScheduler{

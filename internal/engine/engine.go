@@ -37,6 +37,8 @@ type Engine struct {
 	// foreign, when set, serves data other agents wrote (package foreign).
 	foreign *foreign.Config
 	names   namesCache
+	// extents, when set, keeps range queries' frozen steps.
+	extents *Extents
 }
 
 // New returns an engine over c; f, when set, makes it serve data other
@@ -65,7 +67,9 @@ const StatusClientClosedRequest = 499
 
 // RangeRequest is a query_range call.
 type RangeRequest struct {
-	Expr       logql.Expr
+	Expr logql.Expr
+	// Text is the query as asked, for cache keys.
+	Text       string
 	Start, End time.Time
 	Step       time.Duration
 	Interval   time.Duration
@@ -97,7 +101,7 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	if !ok {
 		step := req.Step.Milliseconds() * 1e6
 		start, end := alignToStep(req.Start.UnixNano(), req.End.UnixNano(), step)
-		return e.metric(ctx, t, req.Expr, start, end, step, req.Direction == exec.Backward)
+		return e.metric(ctx, t, metricQuery{expr: req.Expr, text: req.Text}, start, end, step, req.Direction == exec.Backward)
 	}
 	f, err := e.Foreign(ctx, t, req.Start.UnixNano(), req.End.UnixNano())
 	if err != nil {
@@ -125,15 +129,22 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
 	defer cancel()
 	ts := req.Time.UnixNano()
-	return e.metric(ctx, t, req.Expr, ts, ts, 0, false)
+	return e.metric(ctx, t, metricQuery{expr: req.Expr}, ts, ts, 0, false)
+}
+
+// metricQuery is a metric query and its text as asked (empty: not to be
+// cached).
+type metricQuery struct {
+	expr logql.Expr
+	text string
 }
 
 // metric runs a metric query; step 0 makes it an instant query. backward
 // is the request's direction, which orders the frontend's sub-queries.
-func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, start, end, step int64, backward bool) (*Result, error) {
-	se, ok := expr.(logql.SampleExpr)
+func (e *Engine) metric(ctx context.Context, t backend.Tenant, q metricQuery, start, end, step int64, backward bool) (*Result, error) {
+	se, ok := q.expr.(logql.SampleExpr)
 	if !ok {
-		return nil, unsupported(fmt.Sprintf("the query %s", expr))
+		return nil, unsupported(fmt.Sprintf("the query %s", q.expr))
 	}
 	var refused *logql.RefusedError
 	if errors.As(logql.Refusal(se), &refused) {
@@ -153,10 +164,19 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, expr logql.Expr, 
 	if err != nil {
 		return nil, err
 	}
-	res, err := exec.RunMetric(ctx, e.c, t, exec.MetricRequest{
+	req := exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
 		Splits: splits, Backward: backward, MaxBufferedBytes: e.limits.MaxBufferedBytes,
-	})
+	}
+	run := exec.RunMetric
+	// Data other agents wrote is read with the field names stored over
+	// the query's range, which a part of it may not share.
+	if e.extents != nil && q.text != "" && len(splits) > 0 && f == nil && !readsAhead(se) {
+		run = func(ctx context.Context, _ *backend.Client, t backend.Tenant, req exec.MetricRequest) (*exec.MetricResult, error) {
+			return e.rangeFromExtents(ctx, t, q.text, req)
+		}
+	}
+	res, err := run(ctx, e.c, t, req)
 	if err != nil {
 		return nil, contextError(ctx, err)
 	}
@@ -186,6 +206,19 @@ func (e *Engine) checkSplitLengths(splits []exec.SplitRange, start, end int64, s
 		}
 	}
 	return nil
+}
+
+// readsAhead reports a negative offset: a step then reads data after its
+// own time, which the freshness rule does not cover.
+func readsAhead(e logql.SampleExpr) bool {
+	found := false
+	logql.Walk(e, func(n logql.Expr) bool {
+		if r, ok := n.(*logql.RangeAggregationExpr); ok && r.Left.Offset < 0 {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // sortsByValue reports a sort or sort_desc anywhere in the query, which

@@ -81,15 +81,15 @@ type evaluator struct {
 
 // RunMetric evaluates a metric query.
 func RunMetric(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest) (*MetricResult, error) {
-	ev := &evaluator{c: c, t: t, req: req, steps: steps(req), mem: budget{max: req.MaxBufferedBytes}}
-	v, err := ev.eval(ctx, req.Query)
+	s, err := EvalSteps(ctx, c, t, req)
 	if err != nil {
 		return nil, err
 	}
 	if req.Step == 0 {
-		return ev.instantResult(v)
+		ev := &evaluator{req: req, steps: s.times}
+		return ev.instantResult(s.v)
 	}
-	return ev.matrixResult(v)
+	return AssembleMatrix(req, s)
 }
 
 func steps(req MetricRequest) []int64 {

@@ -93,6 +93,25 @@ func (f *Frontend) Acked(t backend.Tenant, streams []model.Stream) {
 	}
 }
 
+// Generation is the tenant's cache generation: the shared cache's when
+// there is one, else this process's; false when it cannot be read.
+func (f *Frontend) Generation(ctx context.Context, t backend.Tenant) (uint64, bool) {
+	if f.cfg.Cache != nil {
+		return f.cfg.Cache.Generation(ctx, tenantKey(t))
+	}
+	return f.generation(t), true
+}
+
+type generationCtxKey struct{}
+
+// GenerationFrom is the generation the frontend read for the request
+// before it waited for the tenant's pushes; false when it read none
+// (nothing computed for the request may then be kept).
+func GenerationFrom(ctx context.Context) (uint64, bool) {
+	gen, ok := ctx.Value(generationCtxKey{}).(uint64)
+	return gen, ok
+}
+
 func (f *Frontend) generation(t backend.Tenant) uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -135,10 +154,15 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 		}
 		noCache := r.Header.Get("Cache-Control") == "no-cache"
 		cacheKey, cacheable := "", false
-		if f.cfg.Cache != nil && !noCache && req.frozenBefore(f.now().Add(-f.cfg.MaxCacheFreshness)) {
-			if gen, ok := f.cfg.Cache.Generation(r.Context(), tenantKey(t)); ok {
-				cacheKey, cacheable = req.key(t, gen), true
+		frozen := f.cfg.Cache != nil && !noCache && req.frozenBefore(f.now().Add(-f.cfg.MaxCacheFreshness))
+		if frozen || (route == "query_range" && !noCache) {
+			// Read before the wait for the tenant's pushes: a generation a
+			// late push moved on is only seen once that push is searchable.
+			gen, ok := f.Generation(r.Context(), t)
+			if ok {
+				r = r.WithContext(context.WithValue(r.Context(), generationCtxKey{}, gen))
 			}
+			cacheKey, cacheable = req.key(t, gen), ok && frozen
 		}
 		f.waitVisible(r.Context(), t)
 		if cacheable {

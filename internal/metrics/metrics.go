@@ -78,6 +78,30 @@ type FrontendFigures struct {
 	Evictions                                      uint64
 }
 
+// ExtentFigures are the extent store's figures.
+type ExtentFigures struct {
+	Bytes                       uint64
+	Entries                     int
+	Evictions                   uint64
+	StepsReused, StepsEvaluated uint64
+}
+
+// RegisterExtents exposes the extent store's figures, read at scrape time.
+func (m *Metrics) RegisterExtents(read func() ExtentFigures) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vloki_extents_bytes", Help: "Bytes held by the store of range queries' frozen steps."},
+			func() float64 { return float64(read().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vloki_extents_entries", Help: "Range queries whose frozen steps are kept."},
+			func() float64 { return float64(read().Entries) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "vloki_extents_evictions_total", Help: "Extents evicted from the store."},
+			func() float64 { return float64(read().Evictions) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "vloki_extent_steps_reused_total", Help: "Range query steps served from kept extents."},
+			func() float64 { return float64(read().StepsReused) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "vloki_extent_steps_evaluated_total", Help: "Range query steps evaluated while extents were on."},
+			func() float64 { return float64(read().StepsEvaluated) }),
+	)
+}
+
 // RegisterFrontend exposes the frontend's figures, read at scrape time.
 func (m *Metrics) RegisterFrontend(read func() FrontendFigures) {
 	counter := func(name, help string, get func(FrontendFigures) float64) prometheus.Collector {

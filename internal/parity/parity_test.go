@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -74,6 +71,8 @@ func TestParity(t *testing.T) {
 			checkRegistry(t, results, gaps)
 			if b.Name == "external" { // a process of its own: free to change its data
 				checkWarmAndInvalidated(t, srv.URL, b, cases, ds)
+			} else {
+				checkExtents(t, b, cases)
 			}
 		})
 	}
@@ -152,19 +151,7 @@ func askAll(ctx context.Context, url string, cases []Case) ([]Answer, error) {
 
 // cacheHits reads vloki_results_cache_hits_total from /metrics.
 func cacheHits(t *testing.T, url string) float64 {
-	resp, err := http.Get(url + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "vloki_results_cache_hits_total "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
-	}
-	return 0
+	return metricValue(t, url, "vloki_results_cache_hits_total")
 }
 
 func checkRegistry(t *testing.T, results []Result, gaps map[string]string) {

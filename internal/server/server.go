@@ -97,7 +97,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		MaxQueryLength: cfg.Limits.MaxQueryLength,
 		// The budget counts what the query holds, not the answer.
 		MaxBufferedBytes: cfg.Limits.MaxQueryBufferedBytes,
-	}, foreignConfig(cfg, limits))
+	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m))
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: tailshare.New(c), Visibility: visible, Frontend: front,
@@ -167,6 +167,23 @@ func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
 func newQueue(c config.QueryScheduler) *queue.Queue {
 	all, long := c.Slots(runtime.GOMAXPROCS(0))
 	return queue.New(queue.Config{MaxConcurrent: all, MaxLong: long, MaxOutstandingPerTenant: c.MaxOutstandingPerTenant})
+}
+
+// newExtents builds the store of range queries' frozen steps, nil when
+// off.
+func newExtents(c config.Frontend, m *metrics.Metrics) *engine.Extents {
+	if !c.CacheResults || c.ExtentsMaxBytes <= 0 {
+		return nil
+	}
+	store := frontend.NewExtentStore(c.ExtentsMaxBytes)
+	x := &engine.Extents{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now, Generation: frontend.GenerationFrom}
+	m.RegisterExtents(func() metrics.ExtentFigures {
+		f := metrics.ExtentFigures{}
+		f.Bytes, f.Entries, f.Evictions = store.Usage()
+		f.StepsReused, f.StepsEvaluated = x.Counts()
+		return f
+	})
+	return x
 }
 
 // newFrontend builds the query frontend and exposes its figures.

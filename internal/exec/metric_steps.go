@@ -1,0 +1,112 @@
+package exec
+
+import (
+	"context"
+	"sort"
+
+	"github.com/vloki/vloki/internal/backend"
+)
+
+// Steps is a metric query's value at each of its steps, before the
+// frontend's assembly into series (merge of sub-query answers, series
+// limit, order). A step's value depends on the data and its own time only,
+// so steps evaluated by different requests of one query and step join
+// into the value one request would evaluate: the results cache keeps them
+// as extents.
+type Steps struct {
+	times []int64 // ns, ascending, Step apart
+	v     value
+}
+
+// EvalSteps evaluates a metric query at its steps; a range query's
+// sub-queries (req.Splits) are checked against max_query_series as Loki's
+// queriers check them.
+func EvalSteps(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest) (*Steps, error) {
+	ev := &evaluator{c: c, t: t, req: req, steps: steps(req), mem: budget{max: req.MaxBufferedBytes}}
+	v, err := ev.eval(ctx, req.Query)
+	if err != nil {
+		return nil, err
+	}
+	return &Steps{times: ev.steps, v: v}, nil
+}
+
+// AssembleMatrix builds the range query's answer from its steps, as the
+// frontend builds it from its sub-queries' answers; s holds every step of
+// req.
+func AssembleMatrix(req MetricRequest, s *Steps) (*MetricResult, error) {
+	ev := &evaluator{req: req, steps: s.times}
+	return ev.matrixResult(s.v)
+}
+
+// Len is the number of steps.
+func (s *Steps) Len() int { return len(s.times) }
+
+// First and Last are the first and last steps' times (ns); only for a
+// non-empty s.
+func (s *Steps) First() int64 { return s.times[0] }
+func (s *Steps) Last() int64  { return s.times[len(s.times)-1] }
+
+// Slice returns the steps in [from, to], sharing s's values (which are
+// never modified).
+func (s *Steps) Slice(from, to int64) *Steps {
+	lo := sort.Search(len(s.times), func(i int) bool { return s.times[i] >= from })
+	hi := sort.Search(len(s.times), func(i int) bool { return s.times[i] > to })
+	out := &Steps{times: s.times[lo:hi:hi], v: value{scalar: s.v.scalar}}
+	if s.v.scalar {
+		out.v.scalars = s.v.scalars[lo:hi:hi]
+	} else {
+		out.v.vectors = s.v.vectors[lo:hi:hi]
+	}
+	return out
+}
+
+// JoinSteps returns a's steps followed by b's; b must start one step
+// after a ends, and both must be of one kind (scalar or vector).
+func JoinSteps(a, b *Steps) *Steps {
+	if a.Len() == 0 {
+		return b
+	}
+	if b.Len() == 0 {
+		return a
+	}
+	out := &Steps{v: value{scalar: a.v.scalar}}
+	out.times = append(append(make([]int64, 0, a.Len()+b.Len()), a.times...), b.times...)
+	if a.v.scalar {
+		out.v.scalars = append(append(make([]float64, 0, a.Len()+b.Len()), a.v.scalars...), b.v.scalars...)
+	} else {
+		out.v.vectors = append(append(make([][]sample, 0, a.Len()+b.Len()), a.v.vectors...), b.v.vectors...)
+	}
+	return out
+}
+
+// Scalar reports whether the steps hold scalars.
+func (s *Steps) Scalar() bool { return s.v.scalar }
+
+// Bytes estimates the memory s holds, its label sets counted once per
+// distinct slice.
+func (s *Steps) Bytes() int64 {
+	n := int64(len(s.times)) * 8
+	if s.v.scalar {
+		return n + int64(len(s.v.scalars))*8
+	}
+	seen := map[labelsSlice]bool{}
+	for _, vec := range s.v.vectors {
+		n += 24 + int64(len(vec))*sampleBytes
+		for _, smp := range vec {
+			if sl, ok := sliceOf(smp.labels); ok && !seen[sl] {
+				seen[sl] = true
+				n += labelsBytes(smp.labels)
+			}
+		}
+	}
+	return n
+}
+
+// Extent is a run of a range query's steps kept by the results cache, with
+// the sub-queries they were evaluated under: a step is served from it
+// only within a sub-query contained in one of those, so Loki's per
+// sub-query series limit has already been checked on a superset.
+type Extent struct {
+	Steps   *Steps
+	Checked []SplitRange
+}

@@ -1,0 +1,52 @@
+package frontend
+
+import (
+	"math"
+
+	"github.com/maypok86/otter/v2"
+	"github.com/maypok86/otter/v2/stats"
+
+	"github.com/vloki/vloki/internal/exec"
+)
+
+// ExtentStore keeps range queries' evaluated steps in this process (they
+// are not plain answers, so a shared cache does not hold them): W-TinyLFU
+// eviction bounded by an estimate of the bytes they hold.
+type ExtentStore struct {
+	c       *otter.Cache[string, exec.Extent]
+	maxItem int64
+	stats   *stats.Counter
+}
+
+// NewExtentStore returns a store holding at most maxBytes; one extent may
+// take at most a tenth of it.
+func NewExtentStore(maxBytes int64) *ExtentStore {
+	st := stats.NewCounter()
+	c := otter.Must(&otter.Options[string, exec.Extent]{
+		MaximumWeight: uint64(maxBytes),
+		Weigher: func(k string, x exec.Extent) uint32 {
+			return uint32(min(extentBytes(k, x), math.MaxUint32))
+		},
+		StatsRecorder: st,
+	})
+	return &ExtentStore{c: c, maxItem: maxBytes / 10, stats: st}
+}
+
+func extentBytes(key string, x exec.Extent) int64 {
+	return int64(len(key)) + x.Steps.Bytes() + int64(len(x.Checked))*16
+}
+
+// Get returns the extent kept under key.
+func (s *ExtentStore) Get(key string) (exec.Extent, bool) { return s.c.GetIfPresent(key) }
+
+// Set keeps x under key unless it is too large.
+func (s *ExtentStore) Set(key string, x exec.Extent) {
+	if extentBytes(key, x) <= s.maxItem {
+		s.c.Set(key, x)
+	}
+}
+
+// Usage reports the bytes held, entries and evictions so far.
+func (s *ExtentStore) Usage() (bytes uint64, entries int, evictions uint64) {
+	return s.c.WeightedSize(), s.c.EstimatedSize(), s.stats.Snapshot().Evictions
+}
