@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -14,13 +13,13 @@ import (
 // ExtentStore keeps range queries' evaluated steps by key; it bounds
 // itself by bytes.
 type ExtentStore interface {
-	Get(key string) (exec.Extent, bool)
-	Set(key string, e exec.Extent)
+	Get(key string) (*exec.Steps, bool)
+	Set(key string, s *exec.Steps)
 }
 
 // Extents makes range metric queries reuse the steps earlier requests of
 // the same query and step evaluated, when no data can still arrive for
-// them: a refreshed dashboard panel computes only its new steps.
+// them: a refreshed dashboard panel evaluates only its new steps.
 type Extents struct {
 	Store ExtentStore
 	// Freshness: steps later than now minus this are never kept (Loki's
@@ -44,10 +43,10 @@ func (e *Engine) WithExtents(x *Extents) *Engine {
 	return e
 }
 
-// rangeFromExtents answers a range query from kept steps where it can and
-// evaluates the rest: whole sub-queries are served from an extent, the
-// rest from the first one not fully kept on. The answer is assembled from
-// all steps as a cold one is.
+// rangeFromExtents answers a range query from the kept steps from its
+// start on and evaluates the steps after them; the series-limit checks
+// count the kept steps' series (exec.EvalSteps), and the answer is
+// assembled from all steps as a cold one is.
 func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, text string, req exec.MetricRequest) (*exec.MetricResult, error) {
 	gen, ok := e.extents.Generation(ctx)
 	if !ok {
@@ -55,26 +54,19 @@ func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, text st
 	}
 	key := extentKey(t, gen, req.Step, text)
 	kept, _ := e.extents.Store.Get(key)
-	n := coveredSplits(kept, req.Splits, req.Step)
-	all := &exec.Steps{}
-	if n > 0 {
-		all = kept.Steps.Slice(req.Start, req.Splits[n-1].End)
-		e.extents.reused.Add(uint64(all.Len()))
-	}
-	if n < len(req.Splits) {
+	all := keptFrom(kept, req)
+	e.extents.reused.Add(uint64(all.Len()))
+	if next := req.Start + int64(all.Len())*req.Step; next <= req.End {
 		rest := req
-		rest.Start, rest.Splits = req.Splits[n].Start, req.Splits[n:]
-		got, err := exec.EvalSteps(ctx, e.c, t, rest)
+		rest.Start = next
+		got, err := exec.EvalSteps(ctx, e.c, t, rest, all)
 		if err != nil {
 			return nil, err
 		}
-		if all.Len() > 0 {
-			// Sub-queries a step of at least the split interval apart
-			// share their boundary step.
-			got = got.Slice(all.Last()+1, math.MaxInt64)
-		}
 		e.extents.evaluated.Add(uint64(got.Len()))
 		all = exec.JoinSteps(all, got)
+	} else if err := exec.CheckKept(req, all); err != nil {
+		return nil, err
 	}
 	res, err := exec.AssembleMatrix(req, all)
 	if err != nil {
@@ -84,75 +76,31 @@ func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, text st
 	return res, nil
 }
 
-// coveredSplits is how many of the splits, from the first, the extent
-// serves: each split's steps are all kept, on the same step grid, and
-// within one sub-query the extent's steps were checked under.
-func coveredSplits(x exec.Extent, splits []exec.SplitRange, step int64) int {
-	if x.Steps == nil || x.Steps.Len() == 0 {
-		return 0
+// keptFrom is the kept steps from the request's start to its end, empty
+// unless the extent holds the start on the request's step grid.
+func keptFrom(kept *exec.Steps, req exec.MetricRequest) *exec.Steps {
+	if kept == nil || kept.Len() == 0 || kept.First() > req.Start || kept.Last() < req.Start || (req.Start-kept.First())%req.Step != 0 {
+		return &exec.Steps{}
 	}
-	n := 0
-	for _, sp := range splits {
-		if sp.Start < x.Steps.First() || sp.End > x.Steps.Last() || (sp.Start-x.Steps.First())%step != 0 || !checkedWithin(x.Checked, sp) {
-			break
-		}
-		n++
-	}
-	return n
-}
-
-func checkedWithin(checked []exec.SplitRange, sp exec.SplitRange) bool {
-	for _, c := range checked {
-		if c.Start <= sp.Start && sp.End <= c.End {
-			return true
-		}
-	}
-	return false
+	return kept.Slice(req.Start, req.End)
 }
 
 // keepExtent stores the request's frozen steps, after the kept steps
 // before them when the two join, at most two request spans long.
-func (e *Engine) keepExtent(key string, kept exec.Extent, all *exec.Steps, req exec.MetricRequest) {
+func (e *Engine) keepExtent(key string, kept, all *exec.Steps, req exec.MetricRequest) {
 	frozen := e.extents.Now().Add(-e.extents.Freshness).UnixNano()
 	keep := all.Slice(req.Start, frozen)
 	if keep.Len() == 0 {
 		return
 	}
-	checked := req.Splits
-	if prev := kept.Steps; prev != nil && prev.Len() > 0 && prev.First() < req.Start && prev.Last() >= req.Start-req.Step && (req.Start-prev.First())%req.Step == 0 {
-		from := max(prev.First(), req.Start-(req.End-req.Start))
-		keep = exec.JoinSteps(prev.Slice(from, req.Start-req.Step), keep)
-		checked = append(append([]exec.SplitRange(nil), kept.Checked...), req.Splits...)
+	if kept != nil && kept.Len() > 0 && kept.First() < req.Start && kept.Last() >= req.Start-req.Step && (req.Start-kept.First())%req.Step == 0 {
+		from := max(kept.First(), req.Start-(req.End-req.Start))
+		keep = exec.JoinSteps(kept.Slice(from, req.Start-req.Step), keep)
 	}
-	if kept.Steps != nil && kept.Steps.Len() > 0 && keep.First() == kept.Steps.First() && keep.Last() <= kept.Steps.Last() {
+	if kept != nil && kept.Len() > 0 && keep.First() == kept.First() && keep.Last() <= kept.Last() {
 		return // nothing new
 	}
-	e.extents.Store.Set(key, exec.Extent{Steps: keep, Checked: relevant(checked, keep.First(), keep.Last())})
-}
-
-// relevant keeps the sub-queries that hold some of [first, last] and lie
-// in no other one.
-func relevant(splits []exec.SplitRange, first, last int64) []exec.SplitRange {
-	var out []exec.SplitRange
-	for i, sp := range splits {
-		if sp.End < first || sp.Start > last || containedInOther(splits, i) {
-			continue
-		}
-		out = append(out, sp)
-	}
-	return out
-}
-
-// containedInOther reports splits[i] inside another split (of two equal
-// ones, the later counts as inside).
-func containedInOther(splits []exec.SplitRange, i int) bool {
-	sp := splits[i]
-	for j, o := range splits {
-		if j != i && o.Start <= sp.Start && sp.End <= o.End && (o != sp || j < i) {
-			return true
-		}
-	}
-	return false
+	e.extents.Store.Set(key, keep)
 }
 
 func extentKey(t backend.Tenant, gen uint64, step int64, query string) string {

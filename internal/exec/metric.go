@@ -77,11 +77,17 @@ type evaluator struct {
 	req   MetricRequest
 	steps []int64 // ns
 	mem   budget
+	// prior holds the request's steps before these, kept from earlier
+	// requests; logs records the querier answers' series (in the order
+	// the answers are met) for the next request to check them again.
+	prior   *Steps
+	logs    []*seriesLog
+	answers int
 }
 
 // RunMetric evaluates a metric query.
 func RunMetric(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest) (*MetricResult, error) {
-	s, err := EvalSteps(ctx, c, t, req)
+	s, err := EvalSteps(ctx, c, t, req, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -120,11 +126,13 @@ func (ev *evaluator) eval(ctx context.Context, m plan.Metric) (value, error) {
 	case *plan.LabelReplace:
 		return ev.labelReplace(ctx, m)
 	case *plan.QuerierAnswer:
+		idx := ev.answers
+		ev.answers++
 		v, err := ev.eval(ctx, m.Inner)
-		if err != nil || v.scalar {
+		if err != nil {
 			return v, err
 		}
-		return v, ev.checkSeries(ev.maxSplitSeries(v))
+		return v, ev.checkAnswer(idx, v)
 	}
 	return value{}, fmt.Errorf("exec: unexpected metric node %T", m)
 }

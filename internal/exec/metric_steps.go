@@ -16,18 +16,36 @@ import (
 type Steps struct {
 	times []int64 // ns, ascending, Step apart
 	v     value
+	// logs are the querier answers' series at these steps (see seriesLog).
+	logs []*seriesLog
 }
 
 // EvalSteps evaluates a metric query at its steps; a range query's
 // sub-queries (req.Splits) are checked against max_query_series as Loki's
-// queriers check them.
-func EvalSteps(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest) (*Steps, error) {
-	ev := &evaluator{c: c, t: t, req: req, steps: steps(req), mem: budget{max: req.MaxBufferedBytes}}
+// queriers check them. prior, when set, holds the request's steps before
+// req.Start, kept from earlier requests: the checks count their series
+// too.
+func EvalSteps(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest, prior *Steps) (*Steps, error) {
+	ev := &evaluator{c: c, t: t, req: req, steps: steps(req), mem: budget{max: req.MaxBufferedBytes}, prior: prior}
 	v, err := ev.eval(ctx, req.Query)
 	if err != nil {
 		return nil, err
 	}
-	return &Steps{times: ev.steps, v: v}, nil
+	return &Steps{times: ev.steps, v: v, logs: ev.logs}, nil
+}
+
+// CheckKept makes the series-limit checks of a range query answered from
+// kept steps alone.
+func CheckKept(req MetricRequest, s *Steps) error {
+	ev := &evaluator{req: req, steps: s.times}
+	for _, l := range s.logs {
+		if l != nil && req.MaxSeries > 0 {
+			if err := ev.checkSeries(ev.maxSplitSeries(l, nil)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // AssembleMatrix builds the range query's answer from its steps, as the
@@ -57,11 +75,14 @@ func (s *Steps) Slice(from, to int64) *Steps {
 	} else {
 		out.v.vectors = s.v.vectors[lo:hi:hi]
 	}
+	for _, l := range s.logs {
+		out.logs = append(out.logs, l.slice(lo, hi))
+	}
 	return out
 }
 
 // JoinSteps returns a's steps followed by b's; b must start one step
-// after a ends, and both must be of one kind (scalar or vector).
+// after a ends, and both must come from one query.
 func JoinSteps(a, b *Steps) *Steps {
 	if a.Len() == 0 {
 		return b
@@ -76,7 +97,17 @@ func JoinSteps(a, b *Steps) *Steps {
 	} else {
 		out.v.vectors = append(append(make([][]sample, 0, a.Len()+b.Len()), a.v.vectors...), b.v.vectors...)
 	}
+	for i := range max(len(a.logs), len(b.logs)) {
+		out.logs = append(out.logs, joinLogs(logAt(a.logs, i), logAt(b.logs, i)))
+	}
 	return out
+}
+
+func logAt(logs []*seriesLog, i int) *seriesLog {
+	if i < len(logs) {
+		return logs[i]
+	}
+	return nil
 }
 
 // Scalar reports whether the steps hold scalars.
@@ -86,6 +117,9 @@ func (s *Steps) Scalar() bool { return s.v.scalar }
 // distinct slice.
 func (s *Steps) Bytes() int64 {
 	n := int64(len(s.times)) * 8
+	for _, l := range s.logs {
+		n += l.bytes()
+	}
 	if s.v.scalar {
 		return n + int64(len(s.v.scalars))*8
 	}
@@ -100,13 +134,4 @@ func (s *Steps) Bytes() int64 {
 		}
 	}
 	return n
-}
-
-// Extent is a run of a range query's steps kept by the results cache, with
-// the sub-queries they were evaluated under: a step is served from it
-// only within a sub-query contained in one of those, so Loki's per
-// sub-query series limit has already been checked on a superset.
-type Extent struct {
-	Steps   *Steps
-	Checked []SplitRange
 }

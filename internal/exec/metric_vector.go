@@ -35,28 +35,6 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 	return out, nil
 }
 
-// maxSplitSeries is the largest number of distinct series any of Loki's
-// sub-queries would return.
-func (ev *evaluator) maxSplitSeries(v value) int {
-	splits := ev.req.Splits
-	if len(splits) == 0 {
-		splits = []SplitRange{{Start: ev.steps[0], End: ev.steps[len(ev.steps)-1]}}
-	}
-	most := 0
-	for _, sp := range splits {
-		lo := sort.Search(len(ev.steps), func(i int) bool { return ev.steps[i] >= sp.Start })
-		hi := sort.Search(len(ev.steps), func(i int) bool { return ev.steps[i] > sp.End })
-		seen := map[string]bool{}
-		for _, vec := range v.vectors[lo:hi] {
-			for _, s := range vec {
-				seen[s.labels.String()] = true
-			}
-		}
-		most = max(most, len(seen))
-	}
-	return most
-}
-
 func aggregate(m *plan.VectorAgg, vec []sample) []sample {
 	if (m.Op == "topk" || m.Op == "bottomk") && m.Param < 1 {
 		return nil

@@ -13,7 +13,7 @@ import (
 // are not plain answers, so a shared cache does not hold them): W-TinyLFU
 // eviction bounded by an estimate of the bytes they hold.
 type ExtentStore struct {
-	c       *otter.Cache[string, exec.Extent]
+	c       *otter.Cache[string, *exec.Steps]
 	maxItem int64
 	stats   *stats.Counter
 }
@@ -22,9 +22,9 @@ type ExtentStore struct {
 // take at most a tenth of it.
 func NewExtentStore(maxBytes int64) *ExtentStore {
 	st := stats.NewCounter()
-	c := otter.Must(&otter.Options[string, exec.Extent]{
+	c := otter.Must(&otter.Options[string, *exec.Steps]{
 		MaximumWeight: uint64(maxBytes),
-		Weigher: func(k string, x exec.Extent) uint32 {
+		Weigher: func(k string, x *exec.Steps) uint32 {
 			return uint32(min(extentBytes(k, x), math.MaxUint32))
 		},
 		StatsRecorder: st,
@@ -32,15 +32,15 @@ func NewExtentStore(maxBytes int64) *ExtentStore {
 	return &ExtentStore{c: c, maxItem: maxBytes / 10, stats: st}
 }
 
-func extentBytes(key string, x exec.Extent) int64 {
-	return int64(len(key)) + x.Steps.Bytes() + int64(len(x.Checked))*16
+func extentBytes(key string, x *exec.Steps) int64 {
+	return int64(len(key)) + x.Bytes()
 }
 
 // Get returns the extent kept under key.
-func (s *ExtentStore) Get(key string) (exec.Extent, bool) { return s.c.GetIfPresent(key) }
+func (s *ExtentStore) Get(key string) (*exec.Steps, bool) { return s.c.GetIfPresent(key) }
 
 // Set keeps x under key unless it is too large.
-func (s *ExtentStore) Set(key string, x exec.Extent) {
+func (s *ExtentStore) Set(key string, x *exec.Steps) {
 	if extentBytes(key, x) <= s.maxItem {
 		s.c.Set(key, x)
 	}
