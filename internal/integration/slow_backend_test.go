@@ -1,0 +1,134 @@
+package integration
+
+import (
+	"context"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/server"
+	"github.com/vloki/vloki/internal/vltest"
+)
+
+// A slow VictoriaLogs (a proxy holding its select requests) gets 504s
+// with plain words, clients that give up leave nothing running behind
+// them, and service comes back once VictoriaLogs is quick again.
+func TestSlowBackend(t *testing.T) {
+	proc, err := vltest.StartProcess(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	var delay atomic.Int64
+	slow := slowProxy(t, proc.URL, &delay)
+	c, err := backend.New(slow.URL, backend.NewHTTPTransport(), backend.Options{Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Frontend.Coalesce = false // every client's request reaches the backend
+	app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	tg := target{name: "external", url: srv.URL, vl: c}
+	tg.pushJSON(t, "", jsonPush(map[string]string{"app": "slow"}, entry{ns(time.Now()), "hello"}))
+	query := url.Values{"query": {`sum(count_over_time({app="slow"}[1m]))`}, "since": {"5m"}, "step": {"60"}}
+	baseline := runtime.NumGoroutine()
+
+	delay.Store(int64(2 * time.Second))
+	for path, params := range map[string]url.Values{"/loki/api/v1/query_range": query, "/loki/api/v1/labels": {"since": {"5m"}}} {
+		start := time.Now()
+		r := tg.get(t, path, "", params, nil)
+		if r.status != http.StatusGatewayTimeout || !strings.Contains(string(r.body), "did not answer within 500ms") || strings.Contains(string(r.body), "127.0.0.1") {
+			t.Errorf("%s on a slow VictoriaLogs: %d %q", path, r.status, r.body)
+		}
+		if d := time.Since(start); d > 1500*time.Millisecond {
+			t.Errorf("%s took %s to time out", path, d)
+		}
+	}
+
+	// Clients giving up after 100 ms: nothing of theirs stays behind.
+	var wg sync.WaitGroup
+	for i := 0; i < 40; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/loki/api/v1/query_range?"+query.Encode(), nil)
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	delay.Store(0)
+	srv.CloseClientConnections()
+	http.DefaultClient.CloseIdleConnections()
+	if n := settle(baseline + 10); n > baseline+10 {
+		t.Errorf("%d goroutines after clients gave up, %d before", n, baseline)
+	}
+
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := tg.get(t, "/loki/api/v1/query_range", "", query, nil)
+		if r.status == http.StatusOK {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still %d %s 5 s after VictoriaLogs is quick again", r.status, r.body)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// slowProxy forwards to target, holding each select request for delay
+// (or until the caller gives up).
+func slowProxy(t *testing.T, target string, delay *atomic.Int64) *httptest.Server {
+	u, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.ErrorLog = log.New(io.Discard, "", 0)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/select/") {
+			select {
+			case <-time.After(time.Duration(delay.Load())):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// settle waits up to 10 s for the goroutine count to fall to want and
+// returns the last count.
+func settle(want int) int {
+	deadline := time.Now().Add(10 * time.Second)
+	n := runtime.NumGoroutine()
+	for n > want && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		n = runtime.NumGoroutine()
+	}
+	return n
+}
