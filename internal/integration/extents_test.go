@@ -18,9 +18,10 @@ func TestExtentsAnswerAsCold(t *testing.T) {
 	h := time.Now().Add(-72 * time.Hour).Truncate(time.Hour)
 	for _, tg := range targetsWith(t, func(c *config.Config) { c.Limits.MaxQuerySeries = 10 }) {
 		t.Run(tg.name, func(t *testing.T) {
+			tenant := fmt.Sprintf("ext%d", time.Now().UnixNano()) // the embedded engine outlives one run
 			for i := 1; i <= 8; i++ {
-				tg.pushJSON(t, "ext", jsonPush(map[string]string{"app": "lim", "pod": fmt.Sprintf("a%d", i)}, entry{ns(h.Add(10 * time.Minute)), "early"}))
-				tg.pushJSON(t, "ext", jsonPush(map[string]string{"app": "lim", "pod": fmt.Sprintf("b%d", i)}, entry{ns(h.Add(40 * time.Minute)), "late"}))
+				tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "lim", "pod": fmt.Sprintf("a%d", i)}, entry{ns(h.Add(10 * time.Minute)), "early"}))
+				tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "lim", "pod": fmt.Sprintf("b%d", i)}, entry{ns(h.Add(40 * time.Minute)), "late"}))
 			}
 			ask := func(q string, end time.Time, cold bool) response {
 				var hdr map[string]string
@@ -28,7 +29,7 @@ func TestExtentsAnswerAsCold(t *testing.T) {
 					hdr = map[string]string{"Cache-Control": "no-cache"}
 				}
 				p := url.Values{"query": {q}, "start": {ns(h)}, "end": {ns(end)}, "step": {"60"}}
-				return tg.get(t, "/loki/api/v1/query_range", "ext", p, hdr)
+				return tg.get(t, "/loki/api/v1/query_range", tenant, p, hdr)
 			}
 			// 8 series in the first half hour, 8 others in the second: one
 			// sub-query of the whole hour holds 16 (> 10), the final answer none.
@@ -52,7 +53,7 @@ func TestExtentsAnswerAsCold(t *testing.T) {
 			if r := ask(summed, h.Add(30*time.Minute), false); r.status != http.StatusOK {
 				t.Fatalf("summed: %d %s", r.status, r.body)
 			}
-			tg.pushJSON(t, "ext", jsonPush(map[string]string{"app": "lim", "pod": "a1"}, entry{ns(h.Add(12 * time.Minute)), "pushed late"}))
+			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "lim", "pod": "a1"}, entry{ns(h.Add(12 * time.Minute)), "pushed late"}))
 			_, warm := metricResult(t, ask(summed, full, false))
 			_, want := metricResult(t, ask(summed, full, true))
 			if warm != want {
