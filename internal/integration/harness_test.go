@@ -47,16 +47,22 @@ func targetsWith(t *testing.T, change func(*config.Config)) []target {
 		cfg := config.Default()
 		cfg.Auth.Enabled = true
 		change(&cfg)
-		log := slog.New(slog.NewTextHandler(io.Discard, nil))
-		app, err := server.Assemble(cfg, log, metrics.New(), b.Client, b.Name, func() {})
-		if err != nil {
-			t.Fatal(err)
-		}
-		srv := httptest.NewServer(app.Handler())
-		t.Cleanup(srv.Close)
-		out = append(out, target{name: b.Name, url: srv.URL, vl: b.Client})
+		tg, _ := serve(t, cfg, b.Client, b.Name)
+		out = append(out, tg)
 	}
 	return out
+}
+
+// serve starts vloki with cfg over c, stopped with the test.
+func serve(t *testing.T, cfg config.Config, c *backend.Client, name string) (target, *httptest.Server) {
+	t.Helper()
+	app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, name, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	t.Cleanup(srv.Close)
+	return target{name: name, url: srv.URL, vl: c}, srv
 }
 
 // response is a captured HTTP answer.

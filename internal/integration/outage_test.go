@@ -3,8 +3,6 @@ package integration
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -16,8 +14,6 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/metrics"
-	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/vltest"
 )
 
@@ -169,11 +165,6 @@ func vlokiOverProcess(t *testing.T) (target, *vltest.Process, *httptest.Server) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	return target{name: "external", url: srv.URL, vl: c}, proc, srv
+	tg, srv := serve(t, config.Default(), c, "external")
+	return tg, proc, srv
 }

@@ -1,9 +1,6 @@
 package integration
 
 import (
-	"io"
-	"log/slog"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
@@ -13,8 +10,6 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/cachetest"
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/metrics"
-	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/vltest"
 )
 
@@ -72,13 +67,8 @@ func replica(t *testing.T, vlURL string, setup func(*config.Config)) target {
 	cfg := config.Default()
 	cfg.Auth.Enabled = true
 	setup(&cfg)
-	app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	return target{name: "external", url: srv.URL, vl: c}
+	tg, _ := serve(t, cfg, c, "external")
+	return tg
 }
 
 // metricValue reads one unlabelled metric from /metrics.

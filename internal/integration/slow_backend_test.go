@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -18,8 +17,6 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/metrics"
-	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/vltest"
 )
 
@@ -40,13 +37,7 @@ func TestSlowBackend(t *testing.T) {
 	}
 	cfg := config.Default()
 	cfg.Frontend.Coalesce = false // every client's request reaches the backend
-	app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "external", func() {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	tg := target{name: "external", url: srv.URL, vl: c}
+	tg, srv := serve(t, cfg, c, "external")
 	tg.pushJSON(t, "", jsonPush(map[string]string{"app": "slow"}, entry{ns(time.Now()), "hello"}))
 	query := url.Values{"query": {`sum(count_over_time({app="slow"}[1m]))`}, "since": {"5m"}, "step": {"60"}}
 	baseline := runtime.NumGoroutine()

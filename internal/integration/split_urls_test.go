@@ -1,8 +1,6 @@
 package integration
 
 import (
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -14,8 +12,6 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/metrics"
-	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/vltest"
 )
 
@@ -41,13 +37,7 @@ func TestInsertAndSelectURLs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "split", func() {})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(app.Handler())
-	t.Cleanup(srv.Close)
-	tg := target{name: "split", url: srv.URL, vl: c}
+	tg, _ := serve(t, config.Default(), c, "split")
 	tg.pushNoFlush(t, "", map[string]string{"app": "split"}, entry{ns(time.Now()), "through the insert URL"})
 	r := tg.get(t, "/loki/api/v1/query_range", "", url.Values{"query": {`{app="split"}`}, "since": {"5m"}}, nil)
 	if !strings.Contains(string(r.body), "through the insert URL") {
