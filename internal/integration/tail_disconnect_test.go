@@ -1,0 +1,54 @@
+package integration
+
+import (
+	"fmt"
+	"net/url"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/vloki/vloki/internal/config"
+)
+
+// Tail clients that vanish without a close frame (a killed browser tab)
+// leave nothing running: vloki's goroutines and VictoriaLogs' live tails
+// fall back, and pushes are still acknowledged at once.
+func TestTailDisconnectLeavesNothing(t *testing.T) {
+	tg := targetsWith(t, func(c *config.Config) { c.Tail.Backend = "on" })[0]
+	vlURL := vlURLOf(t, tg)
+	labels := map[string]string{"app": "vanish"}
+	tg.pushJSON(t, "vanish", jsonPush(labels, entry{ns(time.Now().Add(-time.Hour)), "before"}))
+	baseline := runtime.NumGoroutine()
+	var conns []*websocket.Conn
+	for i := range 20 {
+		q := url.Values{"query": {fmt.Sprintf(`{app="vanish"} |= "x%d"`, i%4)}, "start": {ns(time.Now().Add(-time.Minute))}}
+		conn := dialTailAs(t, tg, "vanish", q)
+		readTailAll(conn)
+		conns = append(conns, conn)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := vlMetric(t, vlURL, "vl_live_tailing_requests"); n != 4 {
+		t.Fatalf("VictoriaLogs runs %v live tails for 4 distinct tail queries", n)
+	}
+	for _, c := range conns {
+		_ = c.UnderlyingConn().Close() // gone, without a close frame
+	}
+
+	start := time.Now()
+	tg.pushNoFlush(t, "vanish", labels, entry{ns(time.Now()), "x1 after"})
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("a push took %s with vanished tails", d)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for vlMetric(t, vlURL, "vl_live_tailing_requests") != 0 && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := vlMetric(t, vlURL, "vl_live_tailing_requests"); n != 0 {
+		t.Errorf("VictoriaLogs still runs %v live tails after every client vanished", n)
+	}
+	if n := settle(baseline + 10); n > baseline+10 {
+		t.Errorf("%d goroutines after the tails vanished, %d before they opened", n, baseline)
+	}
+}
