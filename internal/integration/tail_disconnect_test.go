@@ -20,6 +20,7 @@ func TestTailDisconnectLeavesNothing(t *testing.T) {
 	vlURL := vlURLOf(t, tg)
 	labels := map[string]string{"app": "vanish"}
 	tg.pushJSON(t, "vanish", jsonPush(labels, entry{ns(time.Now().Add(-time.Hour)), "before"}))
+	waitLiveTails(t, vlURL, 0) // earlier tests' tails on this VictoriaLogs end first
 	baseline := runtime.NumGoroutine()
 	var conns []*websocket.Conn
 	for i := range 20 {
@@ -28,10 +29,7 @@ func TestTailDisconnectLeavesNothing(t *testing.T) {
 		readTailAll(conn)
 		conns = append(conns, conn)
 	}
-	time.Sleep(300 * time.Millisecond)
-	if n := vlMetric(t, vlURL, "vl_live_tailing_requests"); n != 4 {
-		t.Fatalf("VictoriaLogs runs %v live tails for 4 distinct tail queries", n)
-	}
+	waitLiveTails(t, vlURL, 4) // one per distinct tail query
 	for _, c := range conns {
 		_ = c.UnderlyingConn().Close() // gone, without a close frame
 	}
@@ -41,14 +39,21 @@ func TestTailDisconnectLeavesNothing(t *testing.T) {
 	if d := time.Since(start); d > time.Second {
 		t.Errorf("a push took %s with vanished tails", d)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for vlMetric(t, vlURL, "vl_live_tailing_requests") != 0 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := vlMetric(t, vlURL, "vl_live_tailing_requests"); n != 0 {
-		t.Errorf("VictoriaLogs still runs %v live tails after every client vanished", n)
-	}
+	waitLiveTails(t, vlURL, 0)
 	if n := settle(baseline + 10); n > baseline+10 {
 		t.Errorf("%d goroutines after the tails vanished, %d before they opened", n, baseline)
+	}
+}
+
+// waitLiveTails waits up to 10 s for VictoriaLogs to run want live tails
+// (it starts them within about a second).
+func waitLiveTails(t *testing.T, vlURL string, want float64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for vlMetric(t, vlURL, "vl_live_tailing_requests") != want && time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := vlMetric(t, vlURL, "vl_live_tailing_requests"); n != want {
+		t.Fatalf("VictoriaLogs runs %v live tails, want %v", n, want)
 	}
 }
