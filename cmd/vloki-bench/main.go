@@ -4,6 +4,7 @@
 //	vloki-bench seed -now T -target vloki=http://…,pid=123 -target loki=http://…
 //	vloki-bench run  -now T -target vloki=http://… -target victorialogs=http://…,twins -verify vloki -reference loki
 //	vloki-bench soak -now T -target vloki=http://…,pid=123 -clients 200 -duration 5m -push-rate 500
+//	vloki-bench each -now T -workloads heavy,compute -runs 15 -target vloki=http://… -target loki=http://…
 //
 // See make bench-load, which starts everything and runs both.
 package main
@@ -36,7 +37,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vloki-bench seed|run|soak [flags]")
+		return fmt.Errorf("usage: vloki-bench seed|run|soak|each [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -47,8 +48,10 @@ func run(args []string) error {
 		return runWorkloads(ctx, args[1:])
 	case "soak":
 		return soak(ctx, args[1:])
+	case "each":
+		return each(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown command %q: want seed, run or soak", args[0])
+	return fmt.Errorf("unknown command %q: want seed, run, soak or each", args[0])
 }
 
 // common are the flags both commands take.
@@ -141,6 +144,27 @@ func soak(ctx context.Context, args []string) error {
 		return fmt.Errorf("lost %d acknowledged lines", int(res.LinesAcked)-res.LinesFound)
 	}
 	return nil
+}
+
+// each times every query of the workloads alone, median of -runs.
+func each(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("each", flag.ContinueOnError)
+	var c common
+	c.bind(fs)
+	workloads := fs.String("workloads", "small,heavy,long_range,compute,drilldown", "workloads whose queries are timed")
+	runs := fs.Int("runs", 15, "sequential requests per query and target (median reported)")
+	timeout := fs.Duration("timeout", 2*time.Minute, "timeout of one request")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ws, err := pickWorkloads(*workloads)
+	if err != nil {
+		return err
+	}
+	cfg := bench.EachConfig{Now: c.now.t, Workloads: ws, Targets: c.targets.list, Runs: *runs, Timeout: *timeout}
+	ts, err := bench.Each(ctx, cfg)
+	fmt.Print(bench.EachMarkdown(ts, cfg.Targets))
+	return err
 }
 
 func pickWorkloads(names string) ([]bench.Workload, error) {
