@@ -37,14 +37,15 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 	}
 	query := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: q.Start.UnixNano(), End: q.End.UnixNano() - 1}, plan.StreamFilter(ms, f)},
-		Pipes:  []logsql.Pipe{logsql.IndexStats{Exclude: backend.EmptyLineField}},
+		Pipes:  []logsql.Pipe{logsql.IndexStats{Lines: backend.LineBytesPipe}},
 	}
 	var streams, entries, bytes int64
 	err = s.d.Backend.Query(r.Context(), tenantFrom(r.Context()), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
 		entries, _ = strconv.ParseInt(string(row.Get("c")), 10, 64)
 		streams, _ = strconv.ParseInt(string(row.Get("s")), 10, 64)
-		bytes, _ = strconv.ParseInt(string(row.Get("b")), 10, 64)
-		return nil
+		var err error
+		bytes, err = logsql.ParseLineBytes(row.Get("b"), row.Get("b0"))
+		return err
 	})
 	if err != nil {
 		writeError(w, err)

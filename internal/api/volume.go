@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"sort"
-	"strconv"
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -89,7 +88,7 @@ func newVolumeGrid(q *loghttp.VolumeQuery) volumeGrid {
 
 // stats is the stats pipe for the grid, grouped by `by` too.
 func (g volumeGrid) stats(by []string) logsql.BucketStats {
-	p := logsql.BucketStats{By: by, Exclude: backend.EmptyLineField}
+	p := logsql.BucketStats{By: by, Lines: backend.LineBytesPipe}
 	if g.step > 0 {
 		p.BucketNs = g.step
 	}
@@ -205,10 +204,14 @@ func (s *Server) volumeByLabelNames(ctx context.Context, sel volumeSelector, nam
 }
 
 func addVolume(series map[string]*model.Series, ls model.Labels, g volumeGrid, row *backend.Row) error {
-	v, err := strconv.ParseFloat(string(row.Get("b")), 64)
-	if err != nil || v == 0 {
+	n, err := logsql.ParseLineBytes(row.Get("b"), row.Get("b0"))
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return nil
 	}
+	v := float64(n)
 	ms, err := g.pointMs(row)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -12,6 +13,23 @@ import (
 // store an empty _msg. The name is not a valid Loki label name, so it cannot
 // collide with user metadata.
 const EmptyLineField = "vloki.empty_line"
+
+// LineBytesField holds the byte length of the row's Loki line, written
+// with every row vloki stores: volumes, index stats and bytes_over_time sum
+// this small numeric column instead of decompressing every _msg (about 8×
+// faster). Rows written without it (other agents, older vloki) fall back to
+// the length of _msg.
+const LineBytesField = "vloki.line_bytes"
+
+// LineBytesPipe sums line bytes from LineBytesField, falling back to the
+// length of _msg on rows without it.
+var LineBytesPipe = logsql.LineBytes{Lengths: LineBytesField, Exclude: EmptyLineField}
+
+// IsVlokiField reports a field vloki writes for itself, never a label or
+// structured metadata of the entry.
+func IsVlokiField(name string) bool {
+	return name == EmptyLineField || name == LineBytesField
+}
 
 // ParseStream reads VictoriaLogs' _stream value, {a="b",c="d"} with
 // Go-quoted values, into sorted labels.

@@ -106,7 +106,7 @@ func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []st
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: grid.lo, End: hi}, m.Log.Pushdown},
 		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: ((grid.lo % grid.width) + grid.width) % grid.width,
-			By: by, Exclude: backend.EmptyLineField, NoBytes: !needsBytes(m.Op)}},
+			By: by, Lines: backend.LineBytesPipe, NoBytes: !needsBytes(m.Op)}},
 	}
 	idx := newGroupIndex(by, labelsOf, &ev.mem)
 	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(row *backend.Row) error {
@@ -122,7 +122,7 @@ func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []st
 			return err
 		}
 		if needsBytes(m.Op) {
-			if cell.bytes, err = parseCount(row.Get("b")); err != nil {
+			if cell.bytes, err = logsql.ParseLineBytes(row.Get("b"), row.Get("b0")); err != nil {
 				return err
 			}
 		}

@@ -71,7 +71,7 @@ func (ev *evaluator) entryFields(ctx context.Context, m *plan.RangeAgg, lo, hi i
 	}
 	var out []string
 	for _, n := range names {
-		if isInternalField(n.Value) || n.Value == backend.EmptyLineField || inStreams[n.Value] == n.Hits {
+		if isInternalField(n.Value) || backend.IsVlokiField(n.Value) || inStreams[n.Value] == n.Hits {
 			continue
 		}
 		out = append(out, n.Value)

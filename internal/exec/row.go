@@ -47,7 +47,7 @@ func toLogRow(r *backend.Row, streams *streamCache) (logRow, error) {
 			out.line, hasMsg = string(f.Value), true
 		case name == backend.EmptyLineField:
 			empty = true
-		case strings.HasPrefix(name, "_") && isInternalField(name):
+		case strings.HasPrefix(name, "_") && isInternalField(name), name == backend.LineBytesField:
 		case hasLabel(stream.stored, name):
 		default:
 			out.metadata = append(out.metadata, model.Label{Name: name, Value: string(f.Value)})

@@ -5,10 +5,12 @@
 // VictoriaLogs cannot store an empty _msg (it substitutes its
 // -defaultMsgValue), so an empty line is written with the marker field
 // backend.EmptyLineField="1"; the read path turns such rows back into empty lines.
+// Every row also carries its line's byte length in backend.LineBytesField.
 package ingest
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/grafana/loki/pkg/push"
 	"github.com/klauspost/compress/snappy"
@@ -21,7 +23,8 @@ import (
 const EmptyLineField = backend.EmptyLineField
 
 // reserved are VictoriaLogs field names that Loki metadata must not take.
-var reserved = map[string]bool{"_msg": true, "_time": true, "_stream": true, "_stream_id": true, EmptyLineField: true}
+var reserved = map[string]bool{"_msg": true, "_time": true, "_stream": true, "_stream_id": true,
+	EmptyLineField: true, backend.LineBytesField: true}
 
 // Stream is one validated stream to write.
 type Stream = model.Stream
@@ -59,5 +62,6 @@ func encodeEntry(e model.Entry) (push.Entry, error) {
 	if e.Line == "" {
 		pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: EmptyLineField, Value: "1"})
 	}
+	pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: backend.LineBytesField, Value: strconv.Itoa(len(e.Line))})
 	return pe, nil
 }

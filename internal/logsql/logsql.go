@@ -151,6 +151,18 @@ func appendJoined(b []byte, fs []Filter, sep string) []byte {
 	return append(b, ')')
 }
 
+// AtLeast is `field:>=min`: the field holds a number of at least min.
+type AtLeast struct {
+	Field string
+	Min   int64
+}
+
+func (f AtLeast) appendTo(b []byte) []byte {
+	b = appendFieldName(b, f.Field)
+	b = append(b, ":>="...)
+	return strconv.AppendInt(b, f.Min, 10)
+}
+
 // Any matches every row.
 type Any struct{}
 

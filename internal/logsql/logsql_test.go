@@ -27,9 +27,32 @@ func TestQueryString(t *testing.T) {
 }
 
 func TestBucketStats(t *testing.T) {
-	q := Query{Filter: Any{}, Pipes: []Pipe{BucketStats{BucketNs: 60e9, OffsetNs: 1, By: []string{"detected_level", "a.b"}, Exclude: "vloki.empty_line"}}}
-	want := `* | stats by (_time:60000000000ns offset 1ns, detected_level, a.b) count() as c, sum_len(_msg) if (!(vloki.empty_line:="1")) as b`
+	q := Query{Filter: Any{}, Pipes: []Pipe{BucketStats{BucketNs: 60e9, OffsetNs: 1, By: []string{"detected_level", "a.b"},
+		Lines: LineBytes{Lengths: "vloki.line_bytes", Exclude: "vloki.empty_line"}}}}
+	want := `* | stats by (_time:60000000000ns offset 1ns, detected_level, a.b) count() as c, sum("vloki.line_bytes") as b, sum_len(_msg) if ((!(vloki.line_bytes:>=0) AND !(vloki.empty_line:="1"))) as b0`
 	if got := q.String(); got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestParseLineBytes(t *testing.T) {
+	cases := []struct {
+		sum, sumLen string
+		want        int64
+		err         bool
+	}{
+		{"NaN", "17", 17, false},
+		{"1234", "0", 1234, false},
+		{"9007199254740992", "1", 9007199254740993, false},
+		{"12.5", "0", 0, true},
+		{"1e300", "0", 0, true},
+		{"-1", "0", 0, true},
+		{"3", "x", 0, true},
+	}
+	for _, c := range cases {
+		got, err := ParseLineBytes([]byte(c.sum), []byte(c.sumLen))
+		if (err != nil) != c.err || got != c.want {
+			t.Errorf("ParseLineBytes(%q, %q) = %d, %v; want %d, error %v", c.sum, c.sumLen, got, err, c.want, c.err)
+		}
 	}
 }

@@ -1,18 +1,55 @@
 package logsql
 
-import "strconv"
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
 
 // BucketStats is `stats by (_time:<bucket> offset <offset>, by...)
-// (without the _time bucket when BucketNs is 0)
-// count() as c, sum_len(_msg) if (!(<exclude>:="1")) as b`: per time bucket
-// [offset + k*bucket, offset + (k+1)*bucket) and label group, the number of
-// rows and the bytes of their _msg (rows marked by Exclude count 0 bytes).
+// (without the _time bucket when BucketNs is 0) count() as c, <line bytes>`:
+// per time bucket [offset + k*bucket, offset + (k+1)*bucket) and label
+// group, the number of rows and the bytes of their lines (see LineBytes).
 type BucketStats struct {
 	BucketNs, OffsetNs int64
 	By                 []string
-	Exclude            string
-	// NoBytes leaves out the sum_len, which reads every _msg.
+	Lines              LineBytes
+	// NoBytes leaves out the line bytes.
 	NoBytes bool
+}
+
+// LineBytes sums the bytes of the rows' lines as two columns: b, the sum
+// of the Lengths field where rows carry it (a small numeric column), and
+// b0, the length of _msg of the rows without it, leaving out rows marked
+// by Exclude (empty lines stored with a placeholder _msg). VictoriaLogs
+// reads _msg only for the rows of b0. Rows with Lengths are told by
+// `:>=0`: VictoriaLogs v1.121.0 misreads `:*` on a numeric column inside
+// a stats `if`, taking every row for one without the field.
+type LineBytes struct{ Lengths, Exclude string }
+
+func (l LineBytes) appendTo(b []byte) []byte {
+	b = append(b, "sum("...)
+	b = append(b, Quote(l.Lengths)...)
+	b = append(b, ") as b, sum_len(_msg) if ("...)
+	b = And{Not{F: AtLeast{Field: l.Lengths}}, Not{F: Exact{Field: l.Exclude, Value: "1"}}}.appendTo(b)
+	return append(b, ") as b0"...)
+}
+
+// ParseLineBytes adds up the b and b0 columns of LineBytes (b is NaN when
+// no row of the group carries the Lengths field).
+func ParseLineBytes(sum, sumLen []byte) (int64, error) {
+	n, err := strconv.ParseInt(string(sumLen), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("VictoriaLogs sum_len %q: %w", sumLen, err)
+	}
+	if string(sum) == "NaN" {
+		return n, nil
+	}
+	f, err := strconv.ParseFloat(string(sum), 64)
+	if err != nil || f < 0 || f != math.Trunc(f) || f > 1<<53 {
+		return 0, fmt.Errorf("VictoriaLogs sum of line lengths %q is not an exact count", sum)
+	}
+	return n + int64(f), nil
 }
 
 func (p BucketStats) appendTo(b []byte) []byte {
@@ -34,13 +71,8 @@ func (p BucketStats) appendTo(b []byte) []byte {
 	if p.NoBytes {
 		return b
 	}
-	b = append(b, ", sum_len(_msg)"...)
-	if p.Exclude != "" {
-		b = append(b, " if ("...)
-		b = Not{F: Exact{Field: p.Exclude, Value: "1"}}.appendTo(b)
-		b = append(b, ')')
-	}
-	return append(b, " as b"...)
+	b = append(b, ", "...)
+	return p.Lines.appendTo(b)
 }
 
 func appendNs(b []byte, ns int64) []byte {
@@ -48,13 +80,11 @@ func appendNs(b []byte, ns int64) []byte {
 	return append(b, "ns"...)
 }
 
-// IndexStats is `stats count() as c, count_uniq(_stream) as s,
-// sum_len(_msg) if (!(<exclude>:="1")) as b`: the entries, streams and
-// line bytes of the selected rows.
-type IndexStats struct{ Exclude string }
+// IndexStats is `stats count() as c, count_uniq(_stream) as s, <line
+// bytes>`: the entries, streams and line bytes of the selected rows.
+type IndexStats struct{ Lines LineBytes }
 
 func (p IndexStats) appendTo(b []byte) []byte {
-	b = append(b, "stats count() as c, count_uniq(_stream) as s, sum_len(_msg) if ("...)
-	b = Not{F: Exact{Field: p.Exclude, Value: "1"}}.appendTo(b)
-	return append(b, ") as b"...)
+	b = append(b, "stats count() as c, count_uniq(_stream) as s, "...)
+	return p.Lines.appendTo(b)
 }
