@@ -123,7 +123,10 @@ func small(now time.Time) []Query {
 		logs("select 5m filter", `{app="gateway"} |= "500"`, `{app="gateway"} ~"500"`, now, 5*time.Minute, 100),
 		instant("instant count", `sum(count_over_time({app="checkout"}[5m]))`, `{app="checkout"} | stats count()`, now, 5*time.Minute),
 		instant("instant rate", `sum(rate({namespace="shop"}[5m]))`, `{namespace="shop"} | stats count()`, now, 5*time.Minute),
-		meta("detected_fields", "/loki/api/v1/detected_fields", with(span(now, 15*time.Minute), "query", `{app="checkout"}`), "/select/logsql/field_names", with(span(now, 15*time.Minute), "query", `{app="checkout"}`)),
+		// The twin reads and parses the same 1,000 newest lines (Loki's
+		// default line_limit) as detected_fields does, and lists their fields.
+		meta("detected_fields", "/loki/api/v1/detected_fields", with(span(now, 15*time.Minute), "query", `{app="checkout"}`),
+			"/select/logsql/query", with(span(now, 15*time.Minute), "query", `{app="checkout"} | sort by (_time desc) limit 1000 | unpack_json | field_names`)),
 		meta("index stats", "/loki/api/v1/index/stats", with(h, "query", `{app="checkout"}`), "/select/logsql/query", with(h, "query", `{app="checkout"} | stats count() c, count_uniq(_stream) s, sum_len(_msg) b`)),
 	}
 }
