@@ -19,7 +19,8 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 	q := &LogQuery{Selector: sel.Matchers(), PushdownExact: true, Foreign: f, Early: &EarlyFilters{}}
 	// dropped: labels may differ from the stored fields; lineChanged: the
 	// line differs from the stored _msg. Filters after either run locally.
-	dropped, lineChanged := false, false
+	// formatted: a label_format may have set labels from templates.
+	dropped, lineChanged, formatted := false, false, false
 	for _, st := range reorderStages(sel.Stages()) {
 		switch st := st.(type) {
 		case *logql.LineFilterExpr:
@@ -40,7 +41,7 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 			q.PushdownExact, lineChanged = false, true
 			q.Stages = append(q.Stages, LineFormatStage{T: st.Tmpl})
 		case *logql.LabelFmtExpr:
-			q.PushdownExact, dropped = false, true
+			q.PushdownExact, dropped, formatted = false, true, true
 			q.Stages = append(q.Stages, LabelFormatStage{Formats: st.Formats})
 		case *logql.DropLabelsExpr:
 			dropped = true
@@ -69,6 +70,9 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 				filters = append(filters, lf)
 			} else {
 				q.PushdownExact = false
+				if nc := necessaryCondition(st.Filter); nc != nil && !formatted && !lineChanged && f == nil {
+					filters = append(filters, nc)
+				}
 			}
 			q.Stages = append(q.Stages, LabelFilterStage{F: st.Filter})
 			q.Early.add(st.Filter)

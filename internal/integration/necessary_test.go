@@ -1,0 +1,175 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/logsql"
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+	"github.com/vloki/vloki/internal/tenant"
+)
+
+// TestNecessaryConditionsKeepAnswers is the property test of the
+// necessary conditions VictoriaLogs applies for label filters after
+// parsers (plan/necessary.go): on generated lines — valid, malformed and
+// nested JSON, duplicate keys, escaped values, logfmt with quotes and
+// escapes, numbers in several forms, values in stream labels and
+// structured metadata — every query answers exactly as the same plan
+// run with only the stream selector pushed down.
+func TestNecessaryConditionsKeepAnswers(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	streams := generatedStreams(r, 900)
+	queries := []struct {
+		q         string
+		condition bool // a necessary condition is expected in the pushdown
+	}{
+		{`{app="nc"} | json | level="error"`, true},
+		{`{app="nc"} | logfmt | level="error"`, true},
+		{`{app="nc"} | json | a_level="error"`, true},
+		{`{app="nc"} | json | level_extracted="error"`, true},
+		{`{app="nc"} | json | status="500"`, true},
+		{`{app="nc"} | json | level="error" or status="500"`, true},
+		{`{app="nc"} | json | level="error", status="500"`, true},
+		{`{app="nc"} | json | level="error" or status=~"5.."`, false},
+		{`{app="nc"} | logfmt | level="error" | json | msg="a b"`, true},
+		{`{app="nc"} | regexp "level=(?P<lvl>[a-z]+)" | lvl="error"`, true},
+		{`{app="nc"} | pattern "<_>level=<lvl> <_>" | lvl="error"`, true},
+		{`{app="nc"} | json lvl="level", inner="a.level" | lvl="error" or inner="error"`, true},
+		{`{app="nc"} | logfmt | level="wärn"`, true},
+		{`{app="nc"} | json | __error__="" | level="error"`, true},
+		{`{app="nc"} | json | line_format "{{.msg}}" | logfmt | level="error"`, false},
+		{`{app="nc"} | json | label_format level="{{.msg}}" | level="a b"`, false},
+	}
+	tn := (&tenant.Resolver{}).Map("nc")
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			for _, s := range streams {
+				b, err := json.Marshal(map[string]any{"streams": []any{s}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tg.pushJSON(t, "nc", json.RawMessage(b))
+			}
+			for _, c := range queries {
+				sel, err := logql.ParseLogSelector(c.q, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pushed, err := plan.CompileLog(sel, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				local := *pushed
+				local.Pushdown = logsql.And{plan.StreamFilter(sel.Matchers(), nil)}
+				if got := pushed.Pushdown.(logsql.And); (len(got) > 1) != c.condition {
+					t.Errorf("%s: pushdown %v, condition expected %v", c.q, logsql.Query{Filter: got}, c.condition)
+				}
+				for _, dir := range []exec.Direction{exec.Backward, exec.Forward} {
+					req := exec.LogRequest{Start: base.UnixNano(), End: base.Add(time.Hour).UnixNano(), Limit: 5000, Direction: dir}
+					req.Query = pushed
+					a, err := exec.RunLogs(context.Background(), tg.vl, tn, req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					req.Query = &local
+					b, err := exec.RunLogs(context.Background(), tg.vl, tn, req)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !reflect.DeepEqual(a.Streams, b.Streams) {
+						t.Errorf("%s: answers differ: %d streams with the condition, %d without; %s", c.q, len(a.Streams), len(b.Streams), firstDifference(a.Streams, b.Streams))
+					}
+					if len(b.Streams) == 0 {
+						t.Errorf("%s: no entry kept: the data does not exercise the filter", c.q)
+					}
+				}
+			}
+		})
+	}
+}
+
+// generatedStreams spreads n lines over streams with and without a level
+// stream label, some entries carrying level or status as metadata.
+func generatedStreams(r *rand.Rand, n int) []map[string]any {
+	labelSets := []map[string]string{{"app": "nc"}, {"app": "nc", "level": "error"}, {"app": "nc", "level": "info"}}
+	values := make([][]any, len(labelSets))
+	for i := 0; i < n; i++ {
+		ts := strconv.FormatInt(base.Add(time.Duration(r.Int64N(int64(time.Hour)))).UnixNano(), 10)
+		v := []any{ts, generatedLine(r)}
+		switch r.IntN(6) {
+		case 0:
+			v = append(v, map[string]string{"level": pick(r, "error", "info")})
+		case 1:
+			v = append(v, map[string]string{"status": pick(r, "500", "200")})
+		}
+		k := r.IntN(len(labelSets))
+		values[k] = append(values[k], v)
+	}
+	var out []map[string]any
+	for i, ls := range labelSets {
+		out = append(out, map[string]any{"stream": ls, "values": values[i]})
+	}
+	return out
+}
+
+func generatedLine(r *rand.Rand) string {
+	level := pick(r, "error", "info", "warn", "wärn", "ERROR", "err", "errors")
+	status := pick(r, "500", "5e2", "500.0", "200", `"500"`, "-0", "0x1F4")
+	switch r.IntN(14) {
+	case 0:
+		return fmt.Sprintf(`{"level":%q,"status":%s,"msg":"a b"}`, level, status)
+	case 1:
+		return fmt.Sprintf(`{"level":"info","level":%q,"status":%s}`, level, status)
+	case 2:
+		return fmt.Sprintf(`{"a":{"level":%q},"msg":"a b"}`, level)
+	case 3:
+		return `{"level":"err\u006fr","status":500}`
+	case 4:
+		return `{"level":"erro\\r","msg":"a b"}`
+	case 5:
+		return fmt.Sprintf(`{"level":%q,"status":%s`, level, status) // unterminated
+	case 6:
+		return fmt.Sprintf(`{"status":%s, "level": }`, status)
+	case 7:
+		return fmt.Sprintf(`level=%s status=%s msg="a b"`, level, status)
+	case 8:
+		return fmt.Sprintf(`level=%q status=%s`, level, status)
+	case 9:
+		return `level="err\"or" msg="x"`
+	case 10:
+		return fmt.Sprintf(`level=info level=%s`, level)
+	case 11:
+		return fmt.Sprintf(`ts=1 level=%s`, level)
+	case 12:
+		return fmt.Sprintf(`plain text mentioning %s and %s`, level, status)
+	}
+	return fmt.Sprintf(`{"level":%q,"msg":"level=%s x"}`, level, level)
+}
+
+func pick(r *rand.Rand, xs ...string) string { return xs[r.IntN(len(xs))] }
+
+func firstDifference(a, b []model.Stream) string {
+	seen := map[string]bool{}
+	for _, s := range a {
+		for _, e := range s.Entries {
+			seen[s.Labels.String()+e.Line] = true
+		}
+	}
+	for _, s := range b {
+		for _, e := range s.Entries {
+			if !seen[s.Labels.String()+e.Line] {
+				return fmt.Sprintf("only without: %s %q", s.Labels, e.Line)
+			}
+		}
+	}
+	return "same entries, different order or metadata"
+}
