@@ -28,11 +28,21 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 		labels.Sort()
 		return labels, nil
 	}
-	v, ok, err := ev.bucketed(ctx, m.Range, m.By, groupLabels)
-	if err != nil || ok {
-		return v, err
+	lined := true
+	if m.LinesOnly {
+		var err error
+		if lined, err = ev.everyRowLined(ctx, m.Range); err != nil {
+			return value{}, err
+		}
 	}
-	// Buckets too fine to be worth it: sum the rows instead.
+	if lined {
+		v, ok, err := ev.bucketed(ctx, m.Range, m.By, groupLabels)
+		if err != nil || ok {
+			return v, err
+		}
+	}
+	// Buckets too fine to be worth it, or lines only vloki can measure:
+	// sum the rows instead.
 	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range}
 	return ev.vectorAgg(ctx, raw)
 }
@@ -155,3 +165,20 @@ func gcd(a, b int64) int64 {
 }
 
 func needsBytes(op string) bool { return op == "bytes_over_time" || op == "bytes_rate" }
+
+// everyRowLined reports that no row the range aggregation reads was stored
+// without a line (other agents' rows whose line vloki rebuilds).
+func (ev *evaluator) everyRowLined(ctx context.Context, m *plan.RangeAgg) (bool, error) {
+	lo, hi := ev.steps[0]-m.Offset-m.Range+1, ev.steps[len(ev.steps)-1]-m.Offset
+	noLine := logsql.And{logsql.Exact{Field: "_msg", Value: m.Log.Foreign.MissingMsg}, logsql.Not{F: logsql.Exact{Field: backend.EmptyLineField, Value: "1"}}}
+	q := logsql.Query{
+		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, m.Log.Pushdown, noLine},
+		Pipes:  []logsql.Pipe{logsql.Limit(1)},
+	}
+	found := false
+	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(*backend.Row) error {
+		found = true
+		return nil
+	})
+	return !found, err
+}

@@ -131,6 +131,8 @@ func TestForeignDataMetricsAndLabels(t *testing.T) {
 			`[{"metric":{"service_name":"checkout"},"value":[1714564860,"2"]},{"metric":{"service_name":"unknown_service"},"value":[1714564860,"1"]},{"metric":{"service_name":"web"},"value":[1714564860,"1"]}]`},
 		{`sum(bytes_over_time({k8s_namespace_name="shop"}[1h]))`,
 			fmt.Sprintf(`[{"metric":{},"value":[1714564860,"%d"]}]`, len("payment failed")+len(`{"event":"login","level":"info","user.id":"42"}`))},
+		// Every row has a line: VictoriaLogs' buckets sum the bytes.
+		{`sum(bytes_over_time({app="web"}[1h]))`, fmt.Sprintf(`[{"metric":{},"value":[1714564860,"%d"]}]`, len("GET / 200"))},
 	}
 	labels := []struct{ path, match, want string }{
 		{"/loki/api/v1/labels", "", `["app","host","k8s_namespace_name","service_name"]`},

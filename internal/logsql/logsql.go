@@ -192,6 +192,14 @@ func (p SortByTime) appendTo(b []byte) []byte {
 	return b
 }
 
+// Limit is `limit n`: the first n rows VictoriaLogs finds.
+type Limit int
+
+func (p Limit) appendTo(b []byte) []byte {
+	b = append(b, "limit "...)
+	return strconv.AppendInt(b, int64(p), 10)
+}
+
 // Delete is `delete f1, f2`.
 type Delete []string
 

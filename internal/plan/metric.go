@@ -108,6 +108,11 @@ type BinOp struct {
 type SumOfRange struct {
 	Range *RangeAgg
 	By    []string
+	// LinesOnly: the byte sums hold only if no row in the range was stored
+	// without a line (data other agents wrote: vloki rebuilds such lines,
+	// so only it knows their length); the executor checks, and sums rows
+	// otherwise.
+	LinesOnly bool
 }
 
 // LabelReplace rewrites one label of each series from another, as
@@ -283,19 +288,20 @@ func lineReadAfter(stages []logql.Stage) bool {
 // grouping.
 func (ra *RangeAgg) StreamBucketable() bool {
 	return bucketOps[ra.Op] && ra.Unwrap == nil && ra.Log.PushdownExact && len(ra.Log.Drop) == 0 &&
-		ra.Grouping == nil && ra.Hints == nil && !ra.FromRows && ra.Log.foreignBuckets(ra.Op, nil, true)
+		ra.Grouping == nil && ra.Hints == nil && !ra.FromRows && ra.Log.foreignBuckets(ra.Op, nil, true, false)
 }
 
 // foreignBuckets reports that VictoriaLogs' buckets grouped by these
 // labels (or per series) also hold for data other agents wrote: the line
 // bytes of rows stored without a line, detected_level and renamed or
-// derived grouping labels are only known to vloki.
-func (lq *LogQuery) foreignBuckets(op string, by []string, perSeries bool) bool {
+// derived grouping labels are only known to vloki. linesChecked: the
+// executor makes sure no row lacks a line.
+func (lq *LogQuery) foreignBuckets(op string, by []string, perSeries, linesChecked bool) bool {
 	f := lq.Foreign
 	if f == nil {
 		return true
 	}
-	if needsLineBytes(op) || (perSeries && f.Levels != nil) {
+	if (needsLineBytes(op) && !linesChecked) || (perSeries && f.Levels != nil) {
 		return false
 	}
 	for _, b := range by {
@@ -396,7 +402,8 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	if e.Grouping != nil {
 		by = e.Grouping.Groups
 	}
-	if !ra.Log.foreignBuckets(ra.Op, by, false) {
+	linesOnly := ra.Log.Foreign != nil && needsLineBytes(ra.Op)
+	if !ra.Log.foreignBuckets(ra.Op, by, false, linesOnly) {
 		return nil
 	}
 	for _, b := range by {
@@ -406,7 +413,7 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 			}
 		}
 	}
-	return &SumOfRange{Range: ra, By: by}
+	return &SumOfRange{Range: ra, By: by, LinesOnly: linesOnly}
 }
 
 // bucketOps are the range aggregations VictoriaLogs' buckets answer.
