@@ -121,6 +121,9 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, lq.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
 	}
+	if fs := m.FetchFields(); fs != nil {
+		q.Pipes = []logsql.Pipe{logsql.Fields(fs)}
+	}
 	streams := newStreamCache(lq.Foreign)
 	index := map[string]*rangeSeries{}
 	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {

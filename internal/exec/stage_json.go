@@ -63,6 +63,12 @@ func (p *jsonParse) visit(key, value []byte, t jsonparser.ValueType, _ int) erro
 // setValue extracts one value; false when an early filter dropped the
 // entry.
 func (p *jsonParse) setValue(key, value []byte, t jsonparser.ValueType) bool {
+	if len(p.prefix) == 0 && p.s.hintsLimit() && plainLabelName(key) && !p.s.wantsBytes(key) {
+		// Most keys are valid label names already: one the hints leave out
+		// is skipped without building its name (name_extracted is only
+		// wanted when name is: hints hold the base of every _extracted).
+		return true
+	}
 	var name string
 	if len(p.prefix) == 0 {
 		name = sanitizeLabelKey(string(key))
@@ -170,4 +176,17 @@ func unescapeJSONString(b []byte) string {
 		}, s)
 	}
 	return s
+}
+
+// plainLabelName reports a key sanitizeLabelKey leaves as it is.
+func plainLabelName(key []byte) bool {
+	if len(key) == 0 || key[0] >= '0' && key[0] <= '9' {
+		return false
+	}
+	for _, c := range key {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }

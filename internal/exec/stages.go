@@ -291,6 +291,19 @@ func (s *entryState) wants(name string) bool {
 	return s.hints == nil || s.hints.Required == nil || slices.Contains(s.hints.Required, name)
 }
 
+// hintsLimit reports that parsers extract only the hinted labels.
+func (s *entryState) hintsLimit() bool { return s.hints != nil && s.hints.Required != nil }
+
+// wantsBytes is wants for a name held in bytes, without allocating.
+func (s *entryState) wantsBytes(name []byte) bool {
+	for _, r := range s.hints.Required {
+		if string(name) == r {
+			return true
+		}
+	}
+	return false
+}
+
 // wantsPrefix reports whether a nested JSON object may hold a wanted label.
 func (s *entryState) wantsPrefix(prefix string) bool {
 	if s.hints == nil || s.hints.Required == nil {

@@ -192,6 +192,20 @@ func (p SortByTime) appendTo(b []byte) []byte {
 	return b
 }
 
+// Fields is `fields a, b, ...`: rows keep only these fields.
+type Fields []string
+
+func (p Fields) appendTo(b []byte) []byte {
+	b = append(b, "fields "...)
+	for i, f := range p {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = appendFieldName(b, f)
+	}
+	return b
+}
+
 // Limit is `limit n`: the first n rows VictoriaLogs finds.
 type Limit int
 

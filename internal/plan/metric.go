@@ -2,12 +2,13 @@ package plan
 
 import (
 	"fmt"
-	"github.com/vloki/vloki/internal/foreign"
-
-	"github.com/grafana/regexp"
 	"slices"
 	"strings"
 
+	"github.com/grafana/regexp"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
 )
@@ -335,6 +336,26 @@ func (ra *RangeAgg) ExtractGrouping(g *logql.Grouping) (groups []string, without
 		groups, without = append(slices.Clone(groups), ra.Unwrap.Label), true
 	}
 	return groups, without, noLabels
+}
+
+// FetchFields are the fields the local evaluation reads from each row, nil
+// for all of them. With parser hints, only the hinted labels reach the
+// answer or a stage, so other structured metadata need not be read — but
+// a hinted name must be, as a stored label of that name makes the parser
+// rename its own (name_extracted). Templates (line_format, label_format)
+// may read any label, and data other agents wrote is renamed at read:
+// all fields then.
+func (ra *RangeAgg) FetchFields() []string {
+	if ra.Hints == nil || (ra.Hints.Required == nil && !ra.Hints.NoLabels) || ra.Log.Foreign != nil {
+		return nil
+	}
+	for _, st := range ra.Log.Stages {
+		switch st.(type) {
+		case LineFormatStage, LabelFormatStage:
+			return nil
+		}
+	}
+	return append([]string{"_time", "_stream", "_msg", backend.EmptyLineField}, ra.Hints.Required...)
 }
 
 // hints computes Loki's parser hints for extraction under grouping g.
