@@ -42,6 +42,9 @@ func TestSumOfRangePushdownMatchesRows(t *testing.T) {
 				`sum by (app) (count_over_time({app=~"p.*"} != "error" [1h]))`,
 				`sum by (app, detected_level) (rate({app=~"p.*"} |~ "^$|zz" [90s]))`,
 				`sum by (app) (count_over_time({app=~"p.*"} | detected_level="warn" or app="p1" [5m]))`,
+				// Parsers that extract nothing (no grouping, no filter) keep every row.
+				`sum(count_over_time({app=~"p.*"} | json [5m]))`,
+				`sum(bytes_rate({app=~"p.*"} |= "x" | logfmt | regexp "(?P<w>\\w+)" [7m]))`,
 			} {
 				for _, stepRange := range [][3]time.Duration{{time.Minute, 0, 0}, {5 * time.Minute, 0, 17 * time.Second}, {7 * time.Minute, 0, 0}, {0, 0, 0}} {
 					compareSumOfRange(t, tg.vl, tenantPair, q, stepRange[0], stepRange[2])
@@ -67,6 +70,7 @@ func compareSumOfRange(t *testing.T, c *backend.Client, tn backend.Tenant, query
 	}
 	rows := *pushed.Range
 	rows.FromRows = true
+	rows.InjectSumGrouping(&logql.Grouping{Groups: pushed.By})
 	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: pushed.By}, Inner: &rows}
 	compareEvaluations(t, c, tn, query, step, shift, pushed, raw)
 }

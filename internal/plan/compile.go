@@ -53,16 +53,16 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 			dropped, q.PushdownExact = true, false
 			q.Stages = append(q.Stages, KeepStage{Items: st.Items})
 		case *logql.LabelParserExpr:
-			q.HasParser, q.PushdownExact = true, false
+			q.HasParser = true
 			if st.Op == "unpack" {
-				lineChanged = true
+				q.PushdownExact, lineChanged = false, true
 			}
 			q.Stages = append(q.Stages, ParserStage{Op: st.Op, Expr: st})
 		case *logql.JSONParamsExpr:
-			q.HasParser, q.PushdownExact = true, false
+			q.HasParser = true
 			q.Stages = append(q.Stages, JSONParamsStage{Params: st.Params})
 		case *logql.LogfmtExpr:
-			q.HasParser, q.PushdownExact = true, false
+			q.HasParser = true
 			q.Stages = append(q.Stages, LogfmtStage{E: st})
 		case *logql.LabelFilterExpr:
 			lf, ok := pushdownLabelFilter(st.Filter, f)
@@ -80,6 +80,10 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 			return nil, fmt.Errorf("plan: unexpected stage %T", st)
 		}
 	}
+	// Parsers add labels but keep every row and line: without them the
+	// pushdown would be exact.
+	q.ExactButParsers = q.PushdownExact && q.HasParser
+	q.PushdownExact = q.PushdownExact && !q.HasParser
 	q.Pushdown = filters
 	return q, nil
 }

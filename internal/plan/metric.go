@@ -382,13 +382,7 @@ func (c *compiler) vectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 		return s, nil
 	}
 	if ra, ok := inner.(*RangeAgg); ok && e.Op == "sum" && ra.canInjectGrouping() {
-		// Loki extracts the samples already grouped as the sum groups:
-		// one series per group, its samples summed in time order.
-		g := &logql.Grouping{}
-		if e.Grouping != nil {
-			g = &logql.Grouping{Groups: e.Grouping.Groups, Without: e.Grouping.Without}
-		}
-		ra.Grouping, ra.Hints = g, ra.hints(g)
+		ra.InjectSumGrouping(e.Grouping)
 	}
 	v := &VectorAgg{Op: e.Op, Inner: inner}
 	if e.Grouping != nil {
@@ -416,7 +410,10 @@ func (c *compiler) binOp(e *logql.BinOpExpr) (Metric, error) {
 // query VictoriaLogs evaluates exactly, where no grouping label is dropped.
 func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	ra, ok := inner.(*RangeAgg)
-	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) || !ra.Log.PushdownExact || !bucketOps[ra.Op] || ra.Unwrap != nil {
+	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) || !bucketOps[ra.Op] || ra.Unwrap != nil {
+		return nil
+	}
+	if !ra.Log.PushdownExact && !(ra.Log.ExactButParsers && ra.parsersIdleUnder(e.Grouping)) {
 		return nil
 	}
 	var by []string
@@ -435,6 +432,28 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 		}
 	}
 	return &SumOfRange{Range: ra, By: by, LinesOnly: linesOnly}
+}
+
+// InjectSumGrouping gives the range aggregation the grouping of the sum
+// over it (nil: none): Loki extracts the samples already grouped as the
+// sum groups, one series per group, its samples summed in time order.
+func (ra *RangeAgg) InjectSumGrouping(sum *logql.Grouping) {
+	g := &logql.Grouping{}
+	if sum != nil {
+		g = &logql.Grouping{Groups: sum.Groups, Without: sum.Without}
+	}
+	ra.Grouping, ra.Hints = g, ra.hints(g)
+}
+
+// parsersIdleUnder reports that under a sum grouped by g the parsers
+// extract nothing (Loki's NoLabels hints: no grouping label, no filter),
+// so they neither add labels nor drop or mark rows.
+func (ra *RangeAgg) parsersIdleUnder(g *logql.Grouping) bool {
+	if ra.Grouping != nil || (g != nil && len(g.Groups) > 0) {
+		return false
+	}
+	h := ra.hints(&logql.Grouping{})
+	return h != nil && h.NoLabels
 }
 
 // bucketOps are the range aggregations VictoriaLogs' buckets answer.

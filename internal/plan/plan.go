@@ -76,6 +76,11 @@ type LogQuery struct {
 	// PushdownExact reports that Pushdown alone selects exactly the
 	// entries the stages keep, so VictoriaLogs may aggregate on it.
 	PushdownExact bool
+	// ExactButParsers reports that only parser stages (json, logfmt,
+	// regexp, pattern; not unpack, which changes the line) keep the
+	// pushdown from being exact: when they extract nothing (Loki's
+	// NoLabels hints), VictoriaLogs may aggregate on it.
+	ExactButParsers bool
 	// Stages run locally on every row, in order.
 	Stages []Stage
 	// Drop are the label names drop stages may remove.
