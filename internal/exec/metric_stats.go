@@ -72,7 +72,8 @@ func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string
 	if ev.req.Step > 0 && len(ev.steps) > 1 {
 		bucket = gcd(ev.req.Step, r)
 	}
-	if r/bucket > maxBucketsPerWindow {
+	if bucket <= 0 || r/bucket > maxBucketsPerWindow {
+		// A zero range ([0s]) has empty windows: the rows path answers.
 		return value{}, false, nil
 	}
 	first := ev.steps[0]

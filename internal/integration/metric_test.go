@@ -96,3 +96,22 @@ func TestCountOverTimeAndAggregations(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroRange: a [0s] window holds nothing, so Loki v3.7.8 answers an
+// empty result, instant and range alike (seen on Loki itself).
+func TestZeroRange(t *testing.T) {
+	for _, tg := range targets(t) {
+		tg.pushJSON(t, "zr", jsonPush(map[string]string{"app": "zr"}, entry{ns(base.Add(time.Second)), "x"}))
+		at := base.Add(time.Minute)
+		for _, q := range []string{`count_over_time({app="zr"}[0s])`, `sum(rate({app="zr"}[0s]))`} {
+			_, got := metricResult(t, tg.get(t, "/loki/api/v1/query", "zr", url.Values{"query": {q}, "time": {secs(at)}}, nil))
+			if got != "[]" {
+				t.Errorf("%s %s instant: %s", tg.name, q, got)
+			}
+			p := url.Values{"query": {q}, "start": {secs(base)}, "end": {secs(at)}, "step": {"10"}}
+			if _, got := metricResult(t, tg.get(t, "/loki/api/v1/query_range", "zr", p, nil)); got != "[]" {
+				t.Errorf("%s %s range: %s", tg.name, q, got)
+			}
+		}
+	}
+}
