@@ -146,10 +146,39 @@ func (w *walker) run(ctx context.Context) error {
 	return nil
 }
 
-// walkBatch collects the first batch of the window [lo, hi]. When the
-// batch comes back full, rows at its last timestamp (edge) may continue
-// past it: the complete timestamps are taken and edge is fetched whole.
+// walkBatch collects the first batch of the window [lo, hi]: the rows up
+// to the timestamp of its batchSize-th row (edge), all rows at edge
+// included, as they may continue past the batch. It first asks for that
+// edge alone, over _time only, then for the rows up to it without a sort:
+// VictoriaLogs' top-k would copy every field of every row it passes.
+//
+// When VictoriaLogs filters lines, asking twice would match every line
+// twice, and few rows reach the top-k: one sorted request is cheaper.
 func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
+	if w.req.Query.FiltersLines {
+		return w.walkBatchSorted(ctx, lo, hi)
+	}
+	edge, full, err = w.batchEdge(ctx, lo, hi, w.batchSize())
+	if err != nil {
+		return 0, false, err
+	}
+	if full && w.req.Direction == Backward {
+		lo = edge
+	} else if full {
+		hi = edge
+	}
+	rows, err := w.fetch(ctx, lo, hi, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	w.sortRows(rows)
+	w.col.addAll(rows)
+	return edge, full, nil
+}
+
+// walkBatchSorted is walkBatch in one sorted request, and one more for
+// the rows at the edge when the batch comes back full.
+func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
 	batchSize := w.batchSize()
 	rows, err := w.fetch(ctx, lo, hi, batchSize)
 	if err != nil {
@@ -161,7 +190,11 @@ func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full 
 		return 0, false, nil
 	}
 	edge = rows[len(rows)-1].ts
-	w.col.addAll(withoutTs(rows, edge))
+	n := len(rows)
+	for n > 0 && rows[n-1].ts == edge {
+		n--
+	}
+	w.col.addAll(rows[:n])
 	atEdge, err := w.fetch(ctx, edge, edge, 0)
 	if err != nil {
 		return 0, false, err
@@ -169,6 +202,25 @@ func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full 
 	w.sortRows(atEdge)
 	w.col.addAll(atEdge)
 	return edge, true, nil
+}
+
+// batchEdge returns the timestamp of the n-th row of [lo, hi] in direction
+// order; full is false when the window holds fewer rows.
+func (w *walker) batchEdge(ctx context.Context, lo, hi int64, n int) (edge int64, full bool, err error) {
+	q := logsql.Query{
+		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
+		Pipes:  []logsql.Pipe{logsql.Fields{"_time"}, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: n}, logsql.TimeEdge{Desc: w.req.Direction == Backward}},
+	}
+	err = w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
+		count, err := parseCount(r.Get("n"))
+		if err != nil || count < int64(n) {
+			return err
+		}
+		edge, err = parseTime(r.Get("t"))
+		full = err == nil
+		return err
+	})
+	return edge, full, err
 }
 
 // batchSize is how many rows the next request asks for: what the limit
@@ -180,14 +232,6 @@ func (w *walker) batchSize() int {
 		return maxBatch
 	}
 	return min(w.col.remaining(), maxBatch)
-}
-
-func withoutTs(rows []logRow, ts int64) []logRow {
-	n := len(rows)
-	for n > 0 && rows[n-1].ts == ts {
-		n--
-	}
-	return rows[:n]
 }
 
 // fetch returns the rows in [lo, hi] that pass the pushed-down filter, at

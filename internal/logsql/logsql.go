@@ -206,6 +206,17 @@ func (p Fields) appendTo(b []byte) []byte {
 	return b
 }
 
+// TimeEdge is `stats min(_time) as t, count() as n` (max when not Desc):
+// the last timestamp of rows sorted by time, and how many there are.
+type TimeEdge struct{ Desc bool }
+
+func (p TimeEdge) appendTo(b []byte) []byte {
+	if p.Desc {
+		return append(b, "stats min(_time) as t, count() as n"...)
+	}
+	return append(b, "stats max(_time) as t, count() as n"...)
+}
+
 // Limit is `limit n`: the first n rows VictoriaLogs finds.
 type Limit int
 

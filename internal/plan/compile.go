@@ -28,7 +28,7 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 				// Pattern filters have no exact LogsQL form: local only.
 				q.PushdownExact = false
 			} else if lf := pushdownLineFilter(st, f); lf != nil {
-				filters = append(filters, lf)
+				filters, q.FiltersLines = append(filters, lf), true
 				// Rebuilt lines of rows stored without one are checked locally.
 				q.PushdownExact = q.PushdownExact && f == nil
 			}
@@ -71,7 +71,7 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 			} else {
 				q.PushdownExact = false
 				if nc := necessaryCondition(st.Filter); nc != nil && !formatted && !lineChanged && f == nil {
-					filters = append(filters, nc)
+					filters, q.FiltersLines = append(filters, nc), true
 				}
 			}
 			q.Stages = append(q.Stages, LabelFilterStage{F: st.Filter})

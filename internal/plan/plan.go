@@ -76,6 +76,9 @@ type LogQuery struct {
 	// PushdownExact reports that Pushdown alone selects exactly the
 	// entries the stages keep, so VictoriaLogs may aggregate on it.
 	PushdownExact bool
+	// FiltersLines reports that Pushdown matches lines (line filters,
+	// necessary conditions), which is what VictoriaLogs spends most on.
+	FiltersLines bool
 	// ExactButParsers reports that only parser stages (json, logfmt,
 	// regexp, pattern; not unpack, which changes the line) keep the
 	// pushdown from being exact: when they extract nothing (Loki's
