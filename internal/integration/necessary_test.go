@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
@@ -27,7 +28,7 @@ import (
 // run with only the stream selector pushed down.
 func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	streams := generatedStreams(r, 900)
+	streams := generatedStreams(r, 1500)
 	queries := []struct {
 		q         string
 		condition bool // a necessary condition is expected in the pushdown
@@ -48,6 +49,14 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 		{`{app="nc"} | json | __error__="" | level="error"`, true},
 		{`{app="nc"} | json | line_format "{{.msg}}" | logfmt | level="error"`, false},
 		{`{app="nc"} | json | label_format level="{{.msg}}" | level="a b"`, false},
+		{`{app="nc"} | json | status >= 500`, false},
+		{`{app="nc"} | json | status < 300`, false},
+		{`{app="nc"} | json | status == 200`, false},
+		{`{app="nc"} | json | status != 200`, false},
+		{`{app="nc"} | json | status > 250 and level="error"`, true},
+		{`{app="nc"} |= "status" | json | status <= 200.5, code >= 1`, true}, // the line filter
+		{`{app="nc"} | json | status >= 500 or level="error"`, false},
+		{`{app="nc"} | logfmt | status >= 500`, false},
 	}
 	tn := (&tenant.Resolver{}).Map("nc")
 	for _, tg := range targets(t) {
@@ -58,6 +67,13 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 					t.Fatal(err)
 				}
 				tg.pushJSON(t, "nc", json.RawMessage(b))
+			}
+			for _, q := range []string{
+				`sum by (level) (count_over_time({app="nc"} | json | status >= 500 and level="error" | __error__="" [10m]))`,
+				`sum(count_over_time({app="nc"} | logfmt | level="error" | __error__="" [10m]))`,
+				`sum by (status) (rate({app="nc"} | json | code="1" and status != 200 | __error__="" [5m]))`,
+			} {
+				compareMetricWithoutConditions(t, tg.vl, tn, q)
 			}
 			for _, c := range queries {
 				sel, err := logql.ParseLogSelector(c.q, true)
@@ -97,10 +113,52 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 	}
 }
 
+// compareMetricWithoutConditions runs a sum over a range aggregation with
+// the plan's conditions and with only the stream selector pushed down.
+func compareMetricWithoutConditions(t *testing.T, c *backend.Client, tn backend.Tenant, query string) {
+	t.Helper()
+	e, err := logql.ParseExpr(query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := plan.CompileMetric(e.(logql.SampleExpr), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	va, ok := plan.Unmarked(m).(*plan.VectorAgg)
+	if !ok {
+		t.Fatalf("%s: %T", query, m)
+	}
+	ra := va.Inner.(*plan.RangeAgg)
+	if len(ra.Log.Pushdown.(logsql.And)) < 2 {
+		t.Fatalf("%s: no condition pushed down", query)
+	}
+	localLog := *ra.Log
+	localLog.Pushdown = logsql.And{plan.StreamFilter(ra.Log.Selector, nil)}
+	localRange := *ra
+	localRange.Log = &localLog
+	local := *va
+	local.Inner = &localRange
+	req := exec.MetricRequest{Start: base.Add(10 * time.Minute).UnixNano(), End: base.Add(time.Hour).UnixNano(), Step: int64(time.Minute)}
+	req.Query = va
+	a, err := exec.RunMetric(context.Background(), c, tn, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Query = &local
+	b, err := exec.RunMetric(context.Background(), c, tn, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Series, b.Series) || len(b.Series) == 0 {
+		t.Errorf("%s: %d series with the conditions, %d without (or none)", query, len(a.Series), len(b.Series))
+	}
+}
+
 // generatedStreams spreads n lines over streams with and without a level
 // stream label, some entries carrying level or status as metadata.
 func generatedStreams(r *rand.Rand, n int) []map[string]any {
-	labelSets := []map[string]string{{"app": "nc"}, {"app": "nc", "level": "error"}, {"app": "nc", "level": "info"}}
+	labelSets := []map[string]string{{"app": "nc"}, {"app": "nc", "level": "error"}, {"app": "nc", "level": "info"}, {"app": "nc", "status": "503"}}
 	values := make([][]any, len(labelSets))
 	for i := 0; i < n; i++ {
 		ts := strconv.FormatInt(base.Add(time.Duration(r.Int64N(int64(time.Hour)))).UnixNano(), 10)
@@ -123,8 +181,21 @@ func generatedStreams(r *rand.Rand, n int) []map[string]any {
 
 func generatedLine(r *rand.Rand) string {
 	level := pick(r, "error", "info", "warn", "wärn", "ERROR", "err", "errors")
-	status := pick(r, "500", "5e2", "500.0", "200", `"500"`, "-0", "0x1F4")
-	switch r.IntN(14) {
+	status := pick(r, "500", "5e2", "500.0", "200", `"500"`, "-0", "0x1F4", "200.5", "1E2", `"200"`, "00200", `"abc"`, `""`, "true", "null",
+		`{"code":500}`, "9007199254740993", `" 200"`, "1e400", "-1")
+	switch r.IntN(20) {
+	case 14:
+		return fmt.Sprintf(`{"status":%s,"status":%s}`, status, pick(r, "200", "503"))
+	case 15:
+		return fmt.Sprintf(`{"status ":%s,"status":%s,"code":%d}`, status, pick(r, "200", "503"), r.IntN(3))
+	case 16:
+		return fmt.Sprintf(`{"st\u0061tus":%s,"status":%s}`, status, pick(r, "200", "503"))
+	case 17:
+		return fmt.Sprintf(`{"a":{"status":%s},"code":%s}`, status, status)
+	case 18:
+		return fmt.Sprintf(`{"msg":"status","status":%s}`, status)
+	case 19:
+		return fmt.Sprintf(`{"status":%s,"code":%s,"level":%q}`, status, pick(r, "0", "1", "2.5"), level)
 	case 0:
 		return fmt.Sprintf(`{"level":%q,"status":%s,"msg":"a b"}`, level, status)
 	case 1:
