@@ -20,17 +20,18 @@ import (
 )
 
 var (
-	benchOnce sync.Once
-	benchURL  string
-	benchVL   *backend.Client
-	benchErr  error
+	benchOnce         sync.Once
+	benchURL, warmURL string
+	benchVL           *backend.Client
+	benchErr          error
 )
 
-// benchTarget is vloki over the embedded engine holding the parity
-// dataset, shared by the benchmarks of this package.
+// benchTarget is vloki without results cache or coalescing (every request
+// worked out) over the embedded engine holding the parity dataset, shared
+// by the benchmarks of this package.
 func benchTarget(b *testing.B) (string, *backend.Client) {
 	benchOnce.Do(func() {
-		benchURL, benchVL, benchErr = serveDataset(Generate(DefaultLines, DefaultSpan))
+		benchURL, warmURL, benchVL, benchErr = serveDataset(Generate(DefaultLines, DefaultSpan))
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
@@ -38,21 +39,38 @@ func benchTarget(b *testing.B) (string, *backend.Client) {
 	return benchURL, benchVL
 }
 
-// serveDataset starts vloki over a fresh embedded engine holding ds.
-func serveDataset(ds []Stream) (string, *backend.Client, error) {
-	c, err := vltest.Embedded()
+// warmTarget is vloki with its default frontend over the same engine.
+func warmTarget(b *testing.B) string {
+	benchTarget(b)
+	return warmURL
+}
+
+// serveDataset starts vloki cold and with its default frontend over one
+// fresh embedded engine holding ds.
+func serveDataset(ds []Stream) (cold, warm string, c *backend.Client, err error) {
+	c, err = vltest.Embedded()
 	if err != nil {
-		return "", nil, err
+		return "", "", nil, err
 	}
-	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
-	if err != nil {
-		return "", nil, err
+	serve := func(cfg config.Config) (string, error) {
+		app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
+		if err != nil {
+			return "", err
+		}
+		return httptest.NewServer(app.Handler()).URL, nil
 	}
-	srv := httptest.NewServer(app.Handler())
-	if err := Push(context.Background(), srv.URL, "", ds, 1<<20); err != nil {
-		return "", nil, err
+	coldCfg := config.Default()
+	coldCfg.Frontend.CacheResults, coldCfg.Frontend.Coalesce = false, false
+	if cold, err = serve(coldCfg); err != nil {
+		return "", "", nil, err
 	}
-	return srv.URL, c, c.Flush(context.Background())
+	if warm, err = serve(config.Default()); err != nil {
+		return "", "", nil, err
+	}
+	if err := Push(context.Background(), cold, "", ds, 1<<20); err != nil {
+		return "", "", nil, err
+	}
+	return cold, warm, c, c.Flush(context.Background())
 }
 
 func httpGet(b *testing.B, u string) {
@@ -163,7 +181,7 @@ func BenchmarkParsed24h(b *testing.B) {
 // label-values request, answered from the results cache, over HTTP on
 // loopback.
 func BenchmarkResultsCacheHit(b *testing.B) {
-	base, _ := benchTarget(b)
+	base := warmTarget(b)
 	for _, c := range []struct{ name, url string }{
 		{"sum_rate_24h", rangeURL(base, `sum by (app) (rate({namespace="shop"}[5m]))`, "300", "")},
 		{"label_values", base + "/loki/api/v1/label/app/values?start=" + strconv.FormatInt(Anchor.UnixNano(), 10) + "&end=" + strconv.FormatInt(Anchor.Add(24*time.Hour).UnixNano(), 10)},
@@ -172,6 +190,49 @@ func BenchmarkResultsCacheHit(b *testing.B) {
 			httpGet(b, c.url) // cold: fills the cache
 			for b.Loop() {
 				httpGet(b, c.url)
+			}
+		})
+	}
+}
+
+// BenchmarkLineBytes24h: volumes and bytes_rate over the 24 h parity
+// dataset, which sum the stored line lengths, beside VictoriaLogs summing
+// the length of every _msg for the same groups.
+func BenchmarkLineBytes24h(b *testing.B) {
+	base, vl := benchTarget(b)
+	start, end := mustTime("@0s"), mustTime("@24h")
+	span := "&start=" + strconv.FormatInt(Anchor.UnixNano(), 10) + "&end=" + strconv.FormatInt(Anchor.Add(24*time.Hour).UnixNano(), 10)
+	for _, c := range []struct{ name, url, twin string }{
+		{"volume_range", base + "/loki/api/v1/index/volume_range?query=" + url.QueryEscape(`{namespace=~".+"}`) + "&step=3600&targetLabels=app" + span,
+			`_time:[` + start + `, ` + end + `) {namespace=~".+"} | stats by (_time:1h, app) sum_len(_msg)`},
+		{"bytes_rate", rangeURL(base, `sum by (app) (bytes_rate({namespace="shop"}[5m]))`, "300", ""),
+			`_time:[` + start + `, ` + end + `) {namespace="shop"} | stats by (_time:5m, app) sum_len(_msg)`},
+	} {
+		b.Run(c.name+"/vloki", func(b *testing.B) {
+			for b.Loop() {
+				httpGet(b, c.url)
+			}
+		})
+		b.Run(c.name+"/victorialogs_sum_len", func(b *testing.B) {
+			for b.Loop() {
+				vlQuery(b, vl, c.twin)
+			}
+		})
+	}
+}
+
+// BenchmarkLogWalk24h: log queries that walk many rows without a line
+// filter (the edge of each batch asked over _time first).
+func BenchmarkLogWalk24h(b *testing.B) {
+	base, _ := benchTarget(b)
+	for _, c := range []struct{ name, query string }{
+		{"select_5000", `{namespace="shop"}`},
+		{"json_filter_5000", `{app="checkout"} | json | amount >= 290`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			u := rangeURL(base, c.query, "", "5000")
+			for b.Loop() {
+				httpGet(b, u)
 			}
 		})
 	}
