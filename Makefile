@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -58,3 +58,8 @@ parity-diff:
 canary-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  CANARY_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLokiCanary$$' -v -timeout 10m ./internal/integration/
+
+## otlp-record: Loki's answers to TestOTLPMatchesLoki's OpenTelemetry exports, from a fresh Loki v3.7.8 (not part of CI)
+otlp-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  OTLP_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestOTLPMatchesLoki$$' -v ./internal/integration/

@@ -110,6 +110,7 @@ func (s *Server) routes() []route {
 	return []route{
 		{"/loki/api/v1/push", "push", s.push},
 		{"/api/prom/push", "push", s.push},
+		{"/otlp/v1/logs", "otlp_push", s.otlpLogs},
 		q("/loki/api/v1/query_range", "query_range", s.queryRange),
 		q("/loki/api/v1/query", "query", s.queryInstant),
 		{"/loki/api/v1/tail", "tail", t(s.tail)}, // long-lived: not a query slot

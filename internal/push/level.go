@@ -3,6 +3,7 @@ package push
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -51,7 +52,36 @@ func DetectLevel(stream, metadata model.Labels, line string, l Limits) string {
 	if v, ok := firstOf(metadata, l.LogLevelFields); ok {
 		return normalizeLevel(v)
 	}
+	if v, ok := metadata.Get("severity_number"); ok && v != "" {
+		return levelFromSeverityNumber(v)
+	}
 	return levelFromLine(line, l)
+}
+
+// levelFromSeverityNumber maps an OpenTelemetry severity number (1–4
+// trace, 5–8 debug, 9–12 info, 13–16 warn, 17–20 error, 21–24 fatal) as
+// Loki does; a value that is not a number reads as info.
+func levelFromSeverityNumber(v string) string {
+	n, err := strconv.Atoi(v)
+	switch {
+	case err != nil:
+		return levelInfo
+	case n == 0:
+		return levelUnknown
+	case n <= 4:
+		return levelTrace
+	case n <= 8:
+		return levelDebug
+	case n <= 12:
+		return levelInfo
+	case n <= 16:
+		return levelWarn
+	case n <= 20:
+		return levelError
+	case n <= 24:
+		return levelFatal
+	}
+	return levelUnknown
 }
 
 func firstOf(ls model.Labels, names []string) (string, bool) {

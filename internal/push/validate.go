@@ -1,6 +1,7 @@
 package push
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/vloki/vloki/internal/model"
@@ -16,6 +17,10 @@ const (
 // detected_level) and applies Loki's validation. Any invalid stream or
 // entry fails the whole request.
 func Validate(req *Request, l Limits, now time.Time) error {
+	if len(req.Streams) == 0 {
+		// A stream without entries is fine; no stream at all is not.
+		return &Error{Status: http.StatusUnprocessableEntity, Msg: "error at least one valid stream is required for ingestion"}
+	}
 	for i := range req.Streams {
 		s := &req.Streams[i]
 		s.Labels = dropEmptyValues(s.Labels)

@@ -1,0 +1,252 @@
+package otlp
+
+import (
+	"encoding/hex"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"github.com/prometheus/otlptranslator"
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/push"
+)
+
+// IndexedResourceAttributes are the resource attributes Loki's default
+// OTLP configuration makes stream labels
+// (-distributor.otlp.default_resource_attributes_as_index_labels).
+var IndexedResourceAttributes = map[string]bool{
+	"service.name": true, "service.namespace": true, "service.instance.id": true,
+	"deployment.environment": true, "deployment.environment.name": true,
+	"cloud.region": true, "cloud.availability_zone": true, "k8s.cluster.name": true,
+	"k8s.namespace.name": true, "k8s.pod.name": true, "k8s.container.name": true,
+	"container.name": true, "k8s.replicaset.name": true, "k8s.deployment.name": true,
+	"k8s.statefulset.name": true, "k8s.daemonset.name": true, "k8s.cronjob.name": true,
+	"k8s.job.name": true,
+}
+
+// serviceUnknown is Loki's service_name for a resource without one.
+const serviceUnknown = "unknown_service"
+
+// ToPush maps the logs as Loki's otlpToLokiPushRequest does with the
+// default configuration; discover are the labels service_name is taken
+// from when the resource has no service.name. A resource whose labels are
+// invalid (a value that is not UTF-8) is skipped, as Loki skips it.
+func ToPush(ld plog.Logs, discover []string) (*push.Request, error) {
+	streams := map[string]*push.Stream{}
+	var order []string
+	add := func(ls model.Labels, e model.Entry) {
+		key := ls.String()
+		s, ok := streams[key]
+		if !ok {
+			s = &push.Stream{Labels: ls}
+			streams[key] = s
+			order = append(order, key)
+		}
+		s.Entries = append(s.Entries, e)
+	}
+	rls := ld.ResourceLogs()
+	for i := 0; i < rls.Len(); i++ {
+		if err := addResource(rls.At(i), discover, add); err != nil {
+			return nil, err
+		}
+	}
+	req := &push.Request{}
+	for _, k := range order {
+		req.Streams = append(req.Streams, *streams[k])
+	}
+	return req, nil
+}
+
+func addResource(rl plog.ResourceLogs, discover []string, add func(model.Labels, model.Entry)) error {
+	attrs := rl.Resource().Attributes()
+	stream := map[string]string{}
+	var resourceMetadata model.Labels
+	var err error
+	attrs.Range(func(k string, v pcommon.Value) bool {
+		var ls model.Labels
+		if ls, err = attributeLabels(k, v, ""); err != nil {
+			return false
+		}
+		if IndexedResourceAttributes[k] {
+			for _, l := range ls {
+				stream[l.Name] = l.Value
+			}
+		} else {
+			resourceMetadata = append(resourceMetadata, ls...)
+		}
+		return true
+	})
+	if err != nil {
+		return err
+	}
+	addServiceName(stream, attrs, discover)
+	labels, ok := streamLabels(stream)
+	if !ok {
+		return nil
+	}
+	sls := rl.ScopeLogs()
+	for j := 0; j < sls.Len(); j++ {
+		scopeMetadata, err := scopeLabels(sls.At(j).Scope())
+		if err != nil {
+			return err
+		}
+		logs := sls.At(j).LogRecords()
+		for k := 0; k < logs.Len(); k++ {
+			e, err := entry(logs.At(k))
+			if err != nil {
+				return err
+			}
+			e.StructuredMetadata = append(append(e.StructuredMetadata, resourceMetadata...), scopeMetadata...)
+			add(labels, e)
+		}
+	}
+	return nil
+}
+
+// addServiceName sets service_name from the first discovery label among
+// the stream labels when the resource has no service.name, else to
+// unknown_service (Loki looks at labels in attribute order; the first
+// attribute whose label is in the list wins).
+func addServiceName(stream map[string]string, attrs pcommon.Map, discover []string) {
+	if v, ok := attrs.Get("service.name"); ok && v.AsString() != "" || len(discover) == 0 {
+		return
+	}
+	found := false
+	attrs.Range(func(k string, v pcommon.Value) bool {
+		if !IndexedResourceAttributes[k] {
+			return true
+		}
+		ls, err := attributeLabels(k, v, "")
+		if err != nil {
+			return true
+		}
+		for _, l := range ls {
+			for _, d := range discover {
+				if l.Name == d {
+					stream["service_name"], found = l.Value, true
+					return false
+				}
+			}
+		}
+		return true
+	})
+	if !found {
+		stream["service_name"] = serviceUnknown
+	}
+}
+
+func streamLabels(m map[string]string) (model.Labels, bool) {
+	ls := make(model.Labels, 0, len(m))
+	for k, v := range m {
+		if !utf8.ValidString(v) {
+			return nil, false
+		}
+		ls = append(ls, model.Label{Name: k, Value: v})
+	}
+	ls.Sort()
+	return ls, true
+}
+
+func scopeLabels(scope pcommon.InstrumentationScope) (model.Labels, error) {
+	var out model.Labels
+	var err error
+	scope.Attributes().Range(func(k string, v pcommon.Value) bool {
+		var ls model.Labels
+		if ls, err = attributeLabels(k, v, ""); err == nil {
+			out = append(out, ls...)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if n := scope.Name(); n != "" {
+		out = append(out, model.Label{Name: "scope_name", Value: n})
+	}
+	if v := scope.Version(); v != "" {
+		out = append(out, model.Label{Name: "scope_version", Value: v})
+	}
+	if n := scope.DroppedAttributesCount(); n != 0 {
+		out = append(out, model.Label{Name: "scope_dropped_attributes_count", Value: strconv.FormatUint(uint64(n), 10)})
+	}
+	return out, nil
+}
+
+// entry is one log record: attributes, then the record's own fields, as
+// structured metadata.
+func entry(lr plog.LogRecord) (model.Entry, error) {
+	var md model.Labels
+	var err error
+	lr.Attributes().Range(func(k string, v pcommon.Value) bool {
+		var ls model.Labels
+		if ls, err = attributeLabels(k, v, ""); err == nil {
+			md = append(md, ls...)
+		}
+		return err == nil
+	})
+	if err != nil {
+		return model.Entry{}, err
+	}
+	if lr.Timestamp() != 0 && lr.ObservedTimestamp() != 0 {
+		md = append(md, model.Label{Name: "observed_timestamp", Value: strconv.FormatInt(lr.ObservedTimestamp().AsTime().UnixNano(), 10)})
+	}
+	if n := lr.SeverityNumber(); n != plog.SeverityNumberUnspecified {
+		md = append(md, model.Label{Name: "severity_number", Value: strconv.Itoa(int(n))})
+	}
+	if t := lr.SeverityText(); t != "" {
+		md = append(md, model.Label{Name: "severity_text", Value: t})
+	}
+	if n := lr.DroppedAttributesCount(); n != 0 {
+		md = append(md, model.Label{Name: "dropped_attributes_count", Value: strconv.FormatUint(uint64(n), 10)})
+	}
+	if f := lr.Flags(); f != 0 {
+		md = append(md, model.Label{Name: "flags", Value: fmt.Sprintf("%d", f)})
+	}
+	if id := lr.TraceID(); !id.IsEmpty() {
+		md = append(md, model.Label{Name: "trace_id", Value: hex.EncodeToString(id[:])})
+	}
+	if id := lr.SpanID(); !id.IsEmpty() {
+		md = append(md, model.Label{Name: "span_id", Value: hex.EncodeToString(id[:])})
+	}
+	return model.Entry{TimestampNs: timestamp(lr), Line: lr.Body().AsString(), StructuredMetadata: md}, nil
+}
+
+// timestamp is the record's time, else its observed time, else now.
+func timestamp(lr plog.LogRecord) int64 {
+	if t := lr.Timestamp(); t != 0 {
+		return int64(t)
+	}
+	if t := lr.ObservedTimestamp(); t != 0 {
+		return int64(t)
+	}
+	return time.Now().UnixNano()
+}
+
+// attributeLabels names an attribute as Prometheus' OTLP translator does,
+// maps flattened with "_" into their keys, other values as strings.
+func attributeLabels(k string, v pcommon.Value, prefix string) (model.Labels, error) {
+	if prefix != "" {
+		k = prefix + "_" + k
+	}
+	name, err := (&otlptranslator.LabelNamer{}).Build(k)
+	if err != nil {
+		return nil, fmt.Errorf("symbolizer lookup: %w", err)
+	}
+	if v.Type() != pcommon.ValueTypeMap {
+		return model.Labels{{Name: name, Value: v.AsString()}}, nil
+	}
+	var out model.Labels
+	v.Map().Range(func(k string, v pcommon.Value) bool {
+		var ls model.Labels
+		if ls, err = attributeLabels(k, v, name); err != nil {
+			err = fmt.Errorf("symbolizer lookup: %w", err)
+		}
+		out = append(out, ls...)
+		return err == nil
+	})
+	return out, err
+}
