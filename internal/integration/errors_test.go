@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/vloki/vloki/internal/vltest"
 )
 
 func TestBadInputGetsLokiErrors(t *testing.T) {
@@ -59,7 +61,7 @@ func TestBadPushWritesNothing(t *testing.T) {
 					t.Errorf("%s: got %d %q, want 400 with a message", b, r.status, r.body)
 				}
 			}
-			tg.pushJSON(t, "bp", map[string]any{"streams": []any{}})
+			vltest.Flush(t, tg.vl)
 			res := decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "bp",
 				rangeParams(`{app="bad"}`, base, base.Add(time.Hour), 100, "forward"), nil))
 			if len(res.Data.Result) != 0 {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/grafana/loki/pkg/push"
 	"github.com/klauspost/compress/snappy"
+
+	"github.com/vloki/vloki/internal/vltest"
 )
 
 // base is an anchor well in the past, on a whole second.
@@ -107,7 +109,7 @@ func TestProtobufPush(t *testing.T) {
 			if r.status != http.StatusNoContent {
 				t.Fatalf("push: %d %s", r.status, r.body)
 			}
-			tg.pushJSON(t, "pb", map[string]any{"streams": []any{}})
+			vltest.Flush(t, tg.vl)
 			res := decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "pb",
 				rangeParams(`{env="dev"}`, base, base.Add(time.Second), 10, "backward"), categorize))
 			got := flatten(res)
