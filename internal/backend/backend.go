@@ -26,11 +26,10 @@ type Tenant struct {
 
 // Client calls VictoriaLogs.
 type Client struct {
-	base *url.URL
-	// insertBase, when set, takes the ingestion requests (a cluster's
-	// vlinsert); base takes the rest (its vlselect).
-	insertBase *url.URL
-	http       *http.Client
+	// sel takes queries, metadata and tails (a cluster's vlselect
+	// replicas), ins the ingestion requests (its vlinsert replicas).
+	sel, ins *pool
+	http     *http.Client
 	// streaming has no overall timeout: live tails last as long as their
 	// context.
 	streaming *http.Client
@@ -53,6 +52,9 @@ type Options struct {
 	// InsertURL, when set, receives pushes instead of the base URL: a
 	// VictoriaLogs cluster's vlinsert, the base being its vlselect.
 	InsertURL string
+	// SelectURL, when set, receives queries, metadata and tails instead
+	// of the base URL (a cluster's vlselect).
+	SelectURL string
 }
 
 // NewHTTPTransport returns a transport sized for many concurrent requests to
@@ -71,9 +73,20 @@ func NewHTTPTransport() *http.Transport {
 }
 
 // New returns a client of the VictoriaLogs at baseURL that sends requests
-// through rt.
+// through rt. Each URL may be a comma-separated list of replicas.
 func New(baseURL string, rt http.RoundTripper, opts Options) (*Client, error) {
-	u, err := parseBase(baseURL)
+	selectURL, insertURL := baseURL, baseURL
+	if opts.SelectURL != "" {
+		selectURL = opts.SelectURL
+	}
+	if opts.InsertURL != "" {
+		insertURL = opts.InsertURL
+	}
+	sel, err := newPool(selectURL)
+	if err != nil {
+		return nil, err
+	}
+	insert, err := newPool(insertURL)
 	if err != nil {
 		return nil, err
 	}
@@ -81,16 +94,10 @@ func New(baseURL string, rt http.RoundTripper, opts Options) (*Client, error) {
 	if observe == nil {
 		observe = func(string, time.Duration, error) {}
 	}
-	c := &Client{
-		base: u, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, streaming: &http.Client{Transport: rt},
+	return &Client{
+		sel: sel, ins: insert, http: &http.Client{Transport: rt, Timeout: opts.Timeout}, streaming: &http.Client{Transport: rt},
 		observe: observe, breaker: newBreaker(), direct: opts.Direct,
-	}
-	if opts.InsertURL != "" {
-		if c.insertBase, err = parseBase(opts.InsertURL); err != nil {
-			return nil, err
-		}
-	}
-	return c, nil
+	}, nil
 }
 
 func parseBase(raw string) (*url.URL, error) {
@@ -104,8 +111,8 @@ func parseBase(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// BaseURL is the VictoriaLogs URL the client talks to.
-func (c *Client) BaseURL() string { return c.base.String() }
+// BaseURL is the VictoriaLogs URL (or URLs) the client queries.
+func (c *Client) BaseURL() string { return c.sel.String() }
 
 // Error is a non-2xx answer from VictoriaLogs.
 type Error struct {
@@ -125,19 +132,54 @@ func (c *Client) do(ctx context.Context, t Tenant, method, path string, form url
 }
 
 // send is do through the given client (the streaming one for live tails).
+// A connection a replica refuses goes to the next one (nothing was sent).
 func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method, path string, form url.Values, body io.Reader, hdr http.Header) (*http.Response, error) {
-	u := *c.base
-	if c.insertBase != nil && strings.HasPrefix(path, "/insert/") {
-		u = *c.insertBase
+	p := c.sel
+	if strings.HasPrefix(path, "/insert/") {
+		p = c.ins
 	}
-	u.Path += path
+	query := ""
 	if method == http.MethodGet || body != nil {
-		u.RawQuery = form.Encode()
+		query = form.Encode()
 	} else {
 		body = strings.NewReader(form.Encode())
 		hdr = cloneWith(hdr, "Content-Type", "application/x-www-form-urlencoded")
 	}
 	countRequest(ctx)
+	var resp *http.Response
+	var err error
+	for attempt := 0; ; attempt++ {
+		i := p.pick()
+		resp, err = c.sendTo(ctx, client, t, *p.urls[i], method, path, query, body, hdr)
+		if err == nil {
+			p.markUp(i)
+			break
+		}
+		if !refused(err) {
+			return nil, c.classify(ctx, breakerError(err))
+		}
+		p.markDown(i)
+		if attempt+1 >= len(p.urls) || !rewind(body) {
+			return nil, c.classify(ctx, breakerError(err))
+		}
+	}
+	resp.Body = &classifyingBody{ReadCloser: resp.Body, ctx: ctx, c: c}
+	if resp.StatusCode/100 != 2 {
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		err := &Error{Endpoint: path, Status: resp.StatusCode, Body: string(b)}
+		if storageNodeUnreachable(err.Body) {
+			// A cluster's vlselect cannot answer whole: a 503, never part.
+			return nil, &UnavailableError{Reason: "has a storage node it cannot reach", Err: err}
+		}
+		return nil, err
+	}
+	return resp, nil
+}
+
+func (c *Client) sendTo(ctx context.Context, client *http.Client, t Tenant, u url.URL, method, path, query string, body io.Reader, hdr http.Header) (*http.Response, error) {
+	u.Path += path
+	u.RawQuery = query
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
 	if err != nil {
 		return nil, err
@@ -147,17 +189,7 @@ func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method
 	}
 	req.Header.Set("AccountID", strconv.FormatUint(uint64(t.AccountID), 10))
 	req.Header.Set("ProjectID", strconv.FormatUint(uint64(t.ProjectID), 10))
-	resp, err := c.breaker.Execute(func() (*http.Response, error) { return client.Do(req) })
-	if err != nil {
-		return nil, c.classify(ctx, breakerError(err))
-	}
-	resp.Body = &classifyingBody{ReadCloser: resp.Body, ctx: ctx, c: c}
-	if resp.StatusCode/100 != 2 {
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		return nil, &Error{Endpoint: path, Status: resp.StatusCode, Body: string(b)}
-	}
-	return resp, nil
+	return c.breaker.Execute(func() (*http.Response, error) { return client.Do(req) })
 }
 
 func cloneWith(h http.Header, k, v string) http.Header {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"time"
 
@@ -123,4 +124,19 @@ func breakerError(err error) error {
 		return errCircuitOpen
 	}
 	return err
+}
+
+// storageNodeUnreachable reports a cluster's vlselect answering that it
+// could not query one of its storage nodes (its /internal/select/ request
+// failed in transport): VictoriaLogs answers 400 with the Go error.
+func storageNodeUnreachable(body string) bool {
+	if !strings.Contains(body, "/internal/select/") {
+		return false
+	}
+	for _, s := range []string{"connection refused", "connection reset", "i/o timeout", "no such host", "EOF", "network is unreachable", "no route to host"} {
+		if strings.Contains(body, s) {
+			return true
+		}
+	}
+	return false
 }

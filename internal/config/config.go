@@ -46,7 +46,11 @@ type Backend struct {
 	URL string `yaml:"url"`
 	// InsertURL, when set, receives pushes (a cluster's vlinsert) while
 	// URL serves queries, metadata and tails (its vlselect).
-	InsertURL string        `yaml:"insert_url"`
+	InsertURL string `yaml:"insert_url"`
+	// SelectURL, when set, serves queries, metadata and tails (a
+	// cluster's vlselect) while URL (or InsertURL) receives pushes. Each
+	// URL may list replicas, comma-separated, taken in turn.
+	SelectURL string        `yaml:"select_url"`
 	Timeout   time.Duration `yaml:"timeout"`
 	// ForeignData serves rows other agents wrote into VictoriaLogs: field
 	// names read Loki-style, rows without _msg get a rebuilt line, and
@@ -164,7 +168,7 @@ func (c Config) TailFromBackend() bool {
 	case "off":
 		return false
 	}
-	return c.Backend.URL != ""
+	return c.Backend.URL != "" || c.Backend.SelectURL != ""
 }
 
 // Memory bounds the whole process. vloki usually shares its machine (with

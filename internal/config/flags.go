@@ -11,6 +11,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Server.PprofListenAddress, "server.pprof-listen-address", c.Server.PprofListenAddress, "host:port to serve Go's /debug/pprof on, apart from the API (empty: off)")
 	fs.StringVar(&c.Backend.URL, "backend.url", c.Backend.URL, "VictoriaLogs URL (single node, or a cluster's vlselect/vlinsert); empty runs the embedded engine")
 	fs.StringVar(&c.Backend.InsertURL, "backend.insert-url", c.Backend.InsertURL, "VictoriaLogs URL that receives pushes (a cluster's vlinsert; default: -backend.url)")
+	fs.StringVar(&c.Backend.SelectURL, "backend.select-url", c.Backend.SelectURL, "VictoriaLogs URL that serves queries, metadata and tails (a cluster's vlselect; default: -backend.url)")
 	fs.DurationVar(&c.Backend.Timeout, "backend.timeout", c.Backend.Timeout, "timeout of one request to VictoriaLogs")
 	fs.BoolVar(&c.Backend.ForeignData, "backend.foreign-data", c.Backend.ForeignData, "serve data other agents wrote into VictoriaLogs: Loki-style field names, a line rebuilt for rows without _msg, service_name and detected_level derived at query time")
 	fs.StringVar(&c.Backend.DefaultMsgValue, "backend.default-msg-value", c.Backend.DefaultMsgValue, "VictoriaLogs' -defaultMsgValue: the _msg of rows stored without one")

@@ -3,7 +3,9 @@
 package server
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -47,13 +49,16 @@ func New(cfg config.Config, log *slog.Logger) (*App, error) {
 	}
 	m := metrics.New()
 	opts := backend.Options{Timeout: cfg.Backend.Timeout, Observe: m.ObserveBackend}
-	if cfg.Backend.URL != "" {
-		opts.InsertURL = cfg.Backend.InsertURL
-		c, err := backend.New(cfg.Backend.URL, backend.NewHTTPTransport(), opts)
+	if base := cmp.Or(cfg.Backend.URL, cfg.Backend.SelectURL); base != "" {
+		if cfg.Backend.URL == "" && cfg.Backend.InsertURL == "" {
+			return nil, fmt.Errorf("-backend.select-url needs -backend.url or -backend.insert-url for pushes")
+		}
+		opts.InsertURL, opts.SelectURL = cfg.Backend.InsertURL, cfg.Backend.SelectURL
+		c, err := backend.New(base, backend.NewHTTPTransport(), opts)
 		if err != nil {
 			return nil, err
 		}
-		return Assemble(cfg, log, m, c, cfg.Backend.URL, func() {})
+		return Assemble(cfg, log, m, c, c.BaseURL(), func() {})
 	}
 	if err := os.MkdirAll(cfg.Storage.Path, 0o755); err != nil {
 		return nil, err

@@ -157,6 +157,21 @@ func waitHealthy(url string, limit time.Duration) error {
 type Backend struct {
 	Name   string
 	Client *backend.Client
+	// Flush, when set, replaces the client's force_flush (a cluster's
+	// front has none).
+	Flush func(context.Context) error
+}
+
+// Sync makes everything pushed so far to the backend searchable.
+func (b Backend) Sync(t testing.TB) {
+	t.Helper()
+	if b.Flush == nil {
+		Flush(t, b.Client)
+		return
+	}
+	if err := b.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 var (
