@@ -9,7 +9,8 @@
 #
 # Knobs: BENCH_DURATION (6s a step), BENCH_CLIENTS (10,50), BENCH_RATE (open
 # loop instead), BENCH_WORKLOADS (all six), BENCH_LINES (725000),
-# BENCH_OUT (bench-results).
+# BENCH_OUT (bench-results), BENCH_EACH (workloads whose queries are also
+# timed one at a time into each.md; BENCH_EACH_RUNS requests each, 15).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
@@ -78,4 +79,11 @@ rate=()
 [[ -n ${BENCH_RATE:-} ]] && rate=(-rate "$BENCH_RATE")
 "$work/vloki-bench" run -now "$now" -duration "${BENCH_DURATION:-6s}" -clients "${BENCH_CLIENTS:-10,50}" \
   -workloads "${BENCH_WORKLOADS:-small,heavy,long_range,compute,drilldown,refresh}" -out "$out" "${rate[@]}" "${targets[@]}"
+if [[ -n ${BENCH_EACH:-} ]]; then
+  # Every query of these workloads alone: vloki cold beside VictoriaLogs' twins and Loki.
+  each=(-target "vloki=http://127.0.0.1:$p_emb" -target "victorialogs=http://127.0.0.1:$vl_port,twins")
+  [[ -n ${LOKI_URL:-} ]] && each+=(-target "loki=$LOKI_URL")
+  "$work/vloki-bench" each -now "$now" -workloads "$BENCH_EACH" -runs "${BENCH_EACH_RUNS:-15}" "${each[@]}" >"$out/each.md"
+  echo "per query: $out/each.md" >&2
+fi
 echo "report: $out/report.md" >&2
