@@ -195,9 +195,11 @@ func (p SortByTime) appendTo(b []byte) []byte {
 // Fields is `fields a, b, ...`: rows keep only these fields.
 type Fields []string
 
-func (p Fields) appendTo(b []byte) []byte {
-	b = append(b, "fields "...)
-	for i, f := range p {
+func (p Fields) appendTo(b []byte) []byte { return appendFieldList(append(b, "fields "...), p) }
+
+// appendFieldList writes field names separated by commas.
+func appendFieldList(b []byte, names []string) []byte {
+	for i, f := range names {
 		if i > 0 {
 			b = append(b, ", "...)
 		}
@@ -228,16 +230,7 @@ func (p Limit) appendTo(b []byte) []byte {
 // Delete is `delete f1, f2`.
 type Delete []string
 
-func (p Delete) appendTo(b []byte) []byte {
-	b = append(b, "delete "...)
-	for i, f := range p {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = appendFieldName(b, f)
-	}
-	return b
-}
+func (p Delete) appendTo(b []byte) []byte { return appendFieldList(append(b, "delete "...), p) }
 
 // Query is a filter followed by pipes.
 type Query struct {

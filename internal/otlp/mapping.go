@@ -151,16 +151,22 @@ func streamLabels(m map[string]string) (model.Labels, bool) {
 	return ls, true
 }
 
-func scopeLabels(scope pcommon.InstrumentationScope) (model.Labels, error) {
+// attributesLabels names every attribute of m (structured metadata).
+func attributesLabels(m pcommon.Map) (model.Labels, error) {
 	var out model.Labels
 	var err error
-	scope.Attributes().Range(func(k string, v pcommon.Value) bool {
+	m.Range(func(k string, v pcommon.Value) bool {
 		var ls model.Labels
 		if ls, err = attributeLabels(k, v, ""); err == nil {
 			out = append(out, ls...)
 		}
 		return err == nil
 	})
+	return out, err
+}
+
+func scopeLabels(scope pcommon.InstrumentationScope) (model.Labels, error) {
+	out, err := attributesLabels(scope.Attributes())
 	if err != nil {
 		return nil, err
 	}
@@ -179,15 +185,7 @@ func scopeLabels(scope pcommon.InstrumentationScope) (model.Labels, error) {
 // entry is one log record: attributes, then the record's own fields, as
 // structured metadata.
 func entry(lr plog.LogRecord) (model.Entry, error) {
-	var md model.Labels
-	var err error
-	lr.Attributes().Range(func(k string, v pcommon.Value) bool {
-		var ls model.Labels
-		if ls, err = attributeLabels(k, v, ""); err == nil {
-			md = append(md, ls...)
-		}
-		return err == nil
-	})
+	md, err := attributesLabels(lr.Attributes())
 	if err != nil {
 		return model.Entry{}, err
 	}
