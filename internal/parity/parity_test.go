@@ -70,12 +70,36 @@ func TestParity(t *testing.T) {
 			}
 			t.Logf("parity report (%s):\n%s", b.Name, Report(results))
 			checkRegistry(t, results, gaps)
-			if b.Name == "external" { // a process of its own: free to change its data
+			switch b.Name {
+			case "external": // a process of its own: free to change its data
 				checkWarmAndInvalidated(t, srv.URL, b, cases, ds)
-			} else if b.Name == "embedded" {
+			case "embedded":
 				checkExtents(t, b, cases)
+			case "cluster":
+				checkSecondReplica(t, b, cases, goldens, results)
 			}
 		})
+	}
+}
+
+// checkSecondReplica asks the corpus of a second vloki on the same
+// cluster (data pushed through the first) and requires the first's
+// results case by case: replicas are stateless.
+func checkSecondReplica(t *testing.T, b vltest.Backend, cases []Case, goldens map[string]Answer, first []Result) {
+	app, err := server.Assemble(config.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), b.Client, b.Name, func() {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(app.Handler())
+	defer srv.Close()
+	second, err := RunCases(context.Background(), srv.URL, "", cases, goldens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range second {
+		if second[i].Passed() != first[i].Passed() {
+			t.Errorf("%s: the second replica answers %v, the first %v", second[i].Case.ID, second[i].Diffs, first[i].Diffs)
+		}
 	}
 }
 
