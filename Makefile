@@ -59,7 +59,10 @@ canary-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  CANARY_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLokiCanary$$' -v -timeout 10m ./internal/integration/
 
-## otlp-record: Loki's answers to TestOTLPMatchesLoki's OpenTelemetry exports, from a fresh Loki v3.7.8 (not part of CI)
+## otlp-record: Loki's answers to the OTLP tests' exports, from fresh Loki v3.7.8s with the default and the tests' otlp_config (not part of CI)
 otlp-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
-	  OTLP_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestOTLPMatchesLoki$$' -v ./internal/integration/
+	  OTLP_RECORD_LOKI_URL=$$LOKI_URL OTLP_RECORD_GOLDEN=otlp_loki.json $(GO) test -count=1 -run '^TestOTLPMatchesLoki$$' -v ./internal/integration/
+	@set -e; cfg=$$(mktemp); scripts/otlp-overrides-config.sh >"$$cfg"; \
+	  eval "$$(LOKI_CONFIG=$$cfg scripts/loki-run.sh)"; trap 'kill $$LOKI_PID; rm -f $$cfg' EXIT; \
+	  OTLP_RECORD_LOKI_URL=$$LOKI_URL OTLP_RECORD_GOLDEN=otlp_loki_overrides.json $(GO) test -count=1 -run '^TestOTLPOverridesMatchLoki$$' -v ./internal/integration/

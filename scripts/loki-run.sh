@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts the cached Loki oracle on free loopback ports with a fresh data
 # directory and waits until it is ready. Prints LOKI_URL, LOKI_PID and
-# LOKI_DATA as shell assignments; stop it with `kill $LOKI_PID`.
+# LOKI_DATA as shell assignments; stop it with `kill $LOKI_PID`. LOKI_CONFIG
+# replaces parity/loki-config.yaml.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$("$here/scripts/loki-build.sh")
@@ -10,7 +11,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 export LOKI_HTTP_PORT=$(free_port) LOKI_GRPC_PORT=$(free_port)
 export LOKI_DATA=$(mktemp -d "${TMPDIR:-/tmp}/loki-oracle.XXXXXX")
 
-"$bin" -config.file="$here/parity/loki-config.yaml" -config.expand-env=true >"$LOKI_DATA/loki.log" 2>&1 &
+"$bin" -config.file="${LOKI_CONFIG:-$here/parity/loki-config.yaml}" -config.expand-env=true >"$LOKI_DATA/loki.log" 2>&1 &
 pid=$!
 url=http://127.0.0.1:$LOKI_HTTP_PORT
 for _ in $(seq 1 240); do

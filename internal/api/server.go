@@ -5,6 +5,7 @@ package api
 
 import (
 	"context"
+	"github.com/vloki/vloki/internal/otlp"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -32,6 +33,8 @@ type Deps struct {
 	Ingester *ingest.Writer
 	// MaxPushBodyBytes bounds a decompressed push body.
 	MaxPushBodyBytes int64
+	// OTLP maps OpenTelemetry attributes (nil: Loki's default).
+	OTLP *otlp.Config
 	// MaxEntriesLimitPerQuery is Loki's max_entries_limit_per_query.
 	MaxEntriesLimitPerQuery int
 	// MaxQueryLength is Loki's max_query_length (0: unlimited).

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/vloki/vloki/internal/otlp"
 	"io"
 	"os"
 	"strings"
@@ -99,6 +100,9 @@ type Limits struct {
 	// reading rows (samples, per-series buckets); over it the query fails
 	// with a 400 rather than growing without bound. 0: unlimited.
 	MaxQueryBufferedBytes int64 `yaml:"max_query_buffered_bytes"`
+	// OTLPConfig is Loki's otlp_config: what becomes of OpenTelemetry
+	// resource, scope and log attributes (YAML only).
+	OTLPConfig otlp.Config `yaml:"otlp_config"`
 }
 
 // Frontend configures the query frontend (package frontend).

@@ -6,6 +6,11 @@
 // -defaultMsgValue), so an empty line is written with the marker field
 // backend.EmptyLineField="1"; the read path turns such rows back into empty lines.
 // Every row also carries its line's byte length in backend.LineBytesField.
+//
+// Structured metadata named like one of its stream's labels is stored as
+// name+"_extracted", the name Loki's queries give it (Loki keeps both and
+// renames when it reads); when several metadata end up with one name, the
+// last one wins, as Loki's label builder sets them in order.
 package ingest
 
 import (
@@ -35,7 +40,7 @@ func Encode(streams []Stream) ([]byte, error) {
 	for _, s := range streams {
 		ps := push.Stream{Labels: s.Labels.String(), Entries: make([]push.Entry, 0, len(s.Entries))}
 		for _, e := range s.Entries {
-			pe, err := encodeEntry(e)
+			pe, err := encodeEntry(e, s.Labels)
 			if err != nil {
 				return nil, err
 			}
@@ -50,18 +55,37 @@ func Encode(streams []Stream) ([]byte, error) {
 	return snappy.Encode(nil, raw), nil
 }
 
-func encodeEntry(e model.Entry) (push.Entry, error) {
+func encodeEntry(e model.Entry, stream model.Labels) (push.Entry, error) {
 	pe := push.Entry{Line: e.Line}
 	pe.Timestamp = timeFromNs(e.TimestampNs)
 	for _, l := range e.StructuredMetadata {
 		if reserved[l.Name] {
 			return pe, fmt.Errorf("structured metadata name %q is reserved", l.Name)
 		}
-		pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: l.Name, Value: l.Value})
+		pe.StructuredMetadata = setMetadata(pe.StructuredMetadata, metadataName(l.Name, stream), l.Value)
 	}
 	if e.Line == "" {
 		pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: EmptyLineField, Value: "1"})
 	}
 	pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: backend.LineBytesField, Value: strconv.Itoa(len(e.Line))})
 	return pe, nil
+}
+
+// metadataName is the name a structured metadata label is read under.
+func metadataName(name string, stream model.Labels) string {
+	if _, clash := stream.Get(name); clash {
+		return name + "_extracted"
+	}
+	return name
+}
+
+// setMetadata sets name to value, replacing an earlier label of that name.
+func setMetadata(md []push.LabelAdapter, name, value string) []push.LabelAdapter {
+	for i := range md {
+		if md[i].Name == name {
+			md[i].Value = value
+			return md
+		}
+	}
+	return append(md, push.LabelAdapter{Name: name, Value: value})
 }

@@ -18,7 +18,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	spb "google.golang.org/genproto/googleapis/rpc/status"
 	"google.golang.org/protobuf/proto"
+	"gopkg.in/yaml.v3"
 
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/otlp"
 	"github.com/vloki/vloki/internal/parity"
 	"github.com/vloki/vloki/internal/vltest"
 )
@@ -197,9 +200,34 @@ func otlpQueries() []parity.Case {
 // compares the push answers and what queries read back with Loki v3.7.8's
 // (recorded by make otlp-record into testdata/otlp_loki.json).
 func TestOTLPMatchesLoki(t *testing.T) {
+	compareOTLP(t, "otlp_loki.json", "otlp", nil)
+}
+
+// TestOTLPOverridesMatchLoki is TestOTLPMatchesLoki under the otlp_config
+// of testdata/otlp_overrides.yaml (answers in testdata/otlp_loki_overrides.json).
+func TestOTLPOverridesMatchLoki(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "otlp_overrides.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg otlp.Config
+	if err := yaml.Unmarshal(raw, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	compareOTLP(t, "otlp_loki_overrides.json", "otlp-overrides", &cfg)
+}
+
+// compareOTLP records Loki's answers into testdata/golden when
+// OTLP_RECORD_LOKI_URL and OTLP_RECORD_GOLDEN (that file) are set, and
+// otherwise compares vloki's, configured with cfg, in the tenant (the
+// embedded engine is shared), with them.
+func compareOTLP(t *testing.T, golden, tenant string, cfg *otlp.Config) {
 	exports, queries := otlpExports(t), otlpQueries()
-	golden := filepath.Join("testdata", "otlp_loki.json")
+	path := filepath.Join("testdata", golden)
 	if u := os.Getenv("OTLP_RECORD_LOKI_URL"); u != "" {
+		if os.Getenv("OTLP_RECORD_GOLDEN") != golden {
+			t.Skipf("recording %s only", os.Getenv("OTLP_RECORD_GOLDEN"))
+		}
 		rec := otlpRecord{Pushes: sendOTLP(t, u, "", exports)}
 		for _, c := range queries {
 			a, err := parity.Ask(context.Background(), u, "", c)
@@ -212,22 +240,27 @@ func TestOTLPMatchesLoki(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(golden, append(b, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
 	var loki otlpRecord
-	b, err := os.ReadFile(golden)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := json.Unmarshal(b, &loki); err != nil {
 		t.Fatal(err)
 	}
-	for _, tg := range targets(t) {
+	for _, tg := range targetsWith(t, func(c *config.Config) {
+		c.Auth.Enabled = true
+		if cfg != nil {
+			c.Limits.OTLPConfig = *cfg
+		}
+	}) {
 		t.Run(tg.name, func(t *testing.T) {
-			got := sendOTLP(t, tg.url, "otlp", exports)
+			got := sendOTLP(t, tg.url, tenant, exports)
 			for i, want := range loki.Pushes {
 				if got[i] != want {
 					t.Errorf("push %s: %+v, Loki %+v", want.Name, got[i], want)
@@ -235,7 +268,7 @@ func TestOTLPMatchesLoki(t *testing.T) {
 			}
 			vltest.Flush(t, tg.vl)
 			for i, c := range queries {
-				a, err := parity.Ask(context.Background(), tg.url, "otlp", c)
+				a, err := parity.Ask(context.Background(), tg.url, tenant, c)
 				if err != nil {
 					t.Fatal(err)
 				}

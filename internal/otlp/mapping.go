@@ -32,10 +32,14 @@ var IndexedResourceAttributes = map[string]bool{
 const serviceUnknown = "unknown_service"
 
 // ToPush maps the logs as Loki's otlpToLokiPushRequest does with the
-// default configuration; discover are the labels service_name is taken
-// from when the resource has no service.name. A resource whose labels are
-// invalid (a value that is not UTF-8) is skipped, as Loki skips it.
-func ToPush(ld plog.Logs, discover []string) (*push.Request, error) {
+// configuration cfg (nil: Loki's default); discover are the labels
+// service_name is taken from when the resource has no service.name. A
+// resource or record whose labels are invalid (a value that is not UTF-8)
+// is skipped, as Loki skips it.
+func ToPush(ld plog.Logs, discover []string, cfg *Config) (*push.Request, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
 	streams := map[string]*push.Stream{}
 	var order []string
 	add := func(ls model.Labels, e model.Entry) {
@@ -50,7 +54,7 @@ func ToPush(ld plog.Logs, discover []string) (*push.Request, error) {
 	}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
-		if err := addResource(rls.At(i), discover, add); err != nil {
+		if err := addResource(rls.At(i), discover, cfg, add); err != nil {
 			return nil, err
 		}
 	}
@@ -61,44 +65,35 @@ func ToPush(ld plog.Logs, discover []string) (*push.Request, error) {
 	return req, nil
 }
 
-func addResource(rl plog.ResourceLogs, discover []string, add func(model.Labels, model.Entry)) error {
+func addResource(rl plog.ResourceLogs, discover []string, cfg *Config, add func(model.Labels, model.Entry)) error {
 	attrs := rl.Resource().Attributes()
-	stream := map[string]string{}
-	var resourceMetadata model.Labels
-	var err error
-	attrs.Range(func(k string, v pcommon.Value) bool {
-		var ls model.Labels
-		if ls, err = attributeLabels(k, v, ""); err != nil {
-			return false
-		}
-		if IndexedResourceAttributes[k] {
-			for _, l := range ls {
-				stream[l.Name] = l.Value
-			}
-		} else {
-			resourceMetadata = append(resourceMetadata, ls...)
-		}
-		return true
-	})
+	index, resourceMetadata, err := splitAttributes(attrs, cfg.resourceAction)
 	if err != nil {
 		return err
 	}
-	addServiceName(stream, attrs, discover)
-	labels, ok := streamLabels(stream)
-	if !ok {
+	stream := map[string]string{}
+	for _, l := range index {
+		stream[l.Name] = l.Value
+	}
+	addServiceName(stream, attrs, discover, cfg)
+	if _, ok := streamLabels(stream); !ok {
 		return nil
 	}
 	sls := rl.ScopeLogs()
 	for j := 0; j < sls.Len(); j++ {
-		scopeMetadata, err := scopeLabels(sls.At(j).Scope())
+		scopeMetadata, err := scopeLabels(sls.At(j).Scope(), cfg)
 		if err != nil {
 			return err
 		}
 		logs := sls.At(j).LogRecords()
 		for k := 0; k < logs.Len(); k++ {
-			e, err := entry(logs.At(k))
+			own, e, err := entry(logs.At(k), cfg)
 			if err != nil {
 				return err
+			}
+			labels, ok := withLabels(stream, own)
+			if !ok {
+				continue
 			}
 			e.StructuredMetadata = append(append(e.StructuredMetadata, resourceMetadata...), scopeMetadata...)
 			add(labels, e)
@@ -107,17 +102,54 @@ func addResource(rl plog.ResourceLogs, discover []string, add func(model.Labels,
 	return nil
 }
 
+// withLabels is the stream's labels with a record's own index labels.
+func withLabels(stream map[string]string, own model.Labels) (model.Labels, bool) {
+	if len(own) == 0 {
+		return streamLabels(stream)
+	}
+	m := make(map[string]string, len(stream)+len(own))
+	for k, v := range stream {
+		m[k] = v
+	}
+	for _, l := range own {
+		m[l.Name] = l.Value
+	}
+	return streamLabels(m)
+}
+
+// splitAttributes names the attributes of m and sorts them by action:
+// index labels, structured metadata, or dropped.
+func splitAttributes(m pcommon.Map, act func(string) Action) (index, metadata model.Labels, err error) {
+	m.Range(func(k string, v pcommon.Value) bool {
+		a := act(k)
+		if a == Drop {
+			return true
+		}
+		var ls model.Labels
+		if ls, err = attributeLabels(k, v, ""); err != nil {
+			return false
+		}
+		if a == IndexLabel {
+			index = append(index, ls...)
+		} else {
+			metadata = append(metadata, ls...)
+		}
+		return true
+	})
+	return index, metadata, err
+}
+
 // addServiceName sets service_name from the first discovery label among
-// the stream labels when the resource has no service.name, else to
+// the index labels when the resource has no service.name, else to
 // unknown_service (Loki looks at labels in attribute order; the first
 // attribute whose label is in the list wins).
-func addServiceName(stream map[string]string, attrs pcommon.Map, discover []string) {
+func addServiceName(stream map[string]string, attrs pcommon.Map, discover []string, cfg *Config) {
 	if v, ok := attrs.Get("service.name"); ok && v.AsString() != "" || len(discover) == 0 {
 		return
 	}
 	found := false
 	attrs.Range(func(k string, v pcommon.Value) bool {
-		if !IndexedResourceAttributes[k] {
+		if cfg.resourceAction(k) != IndexLabel {
 			return true
 		}
 		ls, err := attributeLabels(k, v, "")
@@ -151,22 +183,8 @@ func streamLabels(m map[string]string) (model.Labels, bool) {
 	return ls, true
 }
 
-// attributesLabels names every attribute of m (structured metadata).
-func attributesLabels(m pcommon.Map) (model.Labels, error) {
-	var out model.Labels
-	var err error
-	m.Range(func(k string, v pcommon.Value) bool {
-		var ls model.Labels
-		if ls, err = attributeLabels(k, v, ""); err == nil {
-			out = append(out, ls...)
-		}
-		return err == nil
-	})
-	return out, err
-}
-
-func scopeLabels(scope pcommon.InstrumentationScope) (model.Labels, error) {
-	out, err := attributesLabels(scope.Attributes())
+func scopeLabels(scope pcommon.InstrumentationScope, cfg *Config) (model.Labels, error) {
+	_, out, err := splitAttributes(scope.Attributes(), func(k string) Action { return action(k, cfg.ScopeAttributes) })
 	if err != nil {
 		return nil, err
 	}
@@ -182,12 +200,14 @@ func scopeLabels(scope pcommon.InstrumentationScope) (model.Labels, error) {
 	return out, nil
 }
 
-// entry is one log record: attributes, then the record's own fields, as
-// structured metadata.
-func entry(lr plog.LogRecord) (model.Entry, error) {
-	md, err := attributesLabels(lr.Attributes())
+// entry is one log record: its own index labels (log attributes the
+// configuration indexes, severity_text when asked), and the entry with
+// the other attributes, then the record's own fields, as structured
+// metadata.
+func entry(lr plog.LogRecord, cfg *Config) (model.Labels, model.Entry, error) {
+	own, md, err := splitAttributes(lr.Attributes(), func(k string) Action { return action(k, cfg.LogAttributes) })
 	if err != nil {
-		return model.Entry{}, err
+		return nil, model.Entry{}, err
 	}
 	if lr.Timestamp() != 0 && lr.ObservedTimestamp() != 0 {
 		md = append(md, model.Label{Name: "observed_timestamp", Value: strconv.FormatInt(lr.ObservedTimestamp().AsTime().UnixNano(), 10)})
@@ -196,6 +216,9 @@ func entry(lr plog.LogRecord) (model.Entry, error) {
 		md = append(md, model.Label{Name: "severity_number", Value: strconv.Itoa(int(n))})
 	}
 	if t := lr.SeverityText(); t != "" {
+		if cfg.SeverityTextAsLabel {
+			own = append(own, model.Label{Name: "severity_text", Value: t})
+		}
 		md = append(md, model.Label{Name: "severity_text", Value: t})
 	}
 	if n := lr.DroppedAttributesCount(); n != 0 {
@@ -210,7 +233,7 @@ func entry(lr plog.LogRecord) (model.Entry, error) {
 	if id := lr.SpanID(); !id.IsEmpty() {
 		md = append(md, model.Label{Name: "span_id", Value: hex.EncodeToString(id[:])})
 	}
-	return model.Entry{TimestampNs: timestamp(lr), Line: lr.Body().AsString(), StructuredMetadata: md}, nil
+	return own, model.Entry{TimestampNs: timestamp(lr), Line: lr.Body().AsString(), StructuredMetadata: md}, nil
 }
 
 // timestamp is the record's time, else its observed time, else now.

@@ -65,7 +65,7 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		req, err := ToPush(logs, push.DefaultLimits().DiscoverServiceName)
+		req, err := ToPush(logs, push.DefaultLimits().DiscoverServiceName, nil)
 		if err == nil {
 			_ = push.Validate(req, push.DefaultLimits(), time.Now())
 		}

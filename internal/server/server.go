@@ -92,6 +92,10 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	limits := pushLimits(cfg.Limits)
 	tails, visible := tailhub.New(), visibility.New(c.Flush)
 	front := newFrontend(cfg.Frontend, m, log, visible.Wait)
+	otlpConfig := cfg.Limits.OTLPConfig
+	if err := otlpConfig.Compile(); err != nil {
+		return nil, fmt.Errorf("limits.otlp_config: %w", err)
+	}
 	rate := ingest.NewRateLimiter(int(cfg.Limits.IngestionRateMB*(1<<20)), int(cfg.Limits.IngestionBurstSizeMB*(1<<20)))
 	w := &ingest.Writer{Backend: c, Limits: limits, Rate: rate, OnAck: []func(backend.Tenant, []model.Stream){
 		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
@@ -108,6 +112,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: tailshare.New(c), Visibility: visible, Frontend: front,
 		Queue: newQueue(cfg.QueryScheduler), LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
+		OTLP:                    &otlpConfig,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
 		DrilldownLimits: api.DrilldownLimits{
