@@ -40,7 +40,7 @@ func Encode(streams []Stream) ([]byte, error) {
 	for _, s := range streams {
 		ps := push.Stream{Labels: s.Labels.String(), Entries: make([]push.Entry, 0, len(s.Entries))}
 		for _, e := range s.Entries {
-			pe, err := encodeEntry(e, s.Labels)
+			pe, err := encodeEntry(e)
 			if err != nil {
 				return nil, err
 			}
@@ -55,14 +55,14 @@ func Encode(streams []Stream) ([]byte, error) {
 	return snappy.Encode(nil, raw), nil
 }
 
-func encodeEntry(e model.Entry, stream model.Labels) (push.Entry, error) {
+func encodeEntry(e model.Entry) (push.Entry, error) {
 	pe := push.Entry{Line: e.Line}
 	pe.Timestamp = timeFromNs(e.TimestampNs)
 	for _, l := range e.StructuredMetadata {
 		if reserved[l.Name] {
 			return pe, fmt.Errorf("structured metadata name %q is reserved", l.Name)
 		}
-		pe.StructuredMetadata = setMetadata(pe.StructuredMetadata, metadataName(l.Name, stream), l.Value)
+		pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: l.Name, Value: l.Value})
 	}
 	if e.Line == "" {
 		pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: EmptyLineField, Value: "1"})
@@ -71,21 +71,3 @@ func encodeEntry(e model.Entry, stream model.Labels) (push.Entry, error) {
 	return pe, nil
 }
 
-// metadataName is the name a structured metadata label is read under.
-func metadataName(name string, stream model.Labels) string {
-	if _, clash := stream.Get(name); clash {
-		return name + "_extracted"
-	}
-	return name
-}
-
-// setMetadata sets name to value, replacing an earlier label of that name.
-func setMetadata(md []push.LabelAdapter, name, value string) []push.LabelAdapter {
-	for i := range md {
-		if md[i].Name == name {
-			md[i].Value = value
-			return md
-		}
-	}
-	return append(md, push.LabelAdapter{Name: name, Value: value})
-}

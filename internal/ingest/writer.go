@@ -39,6 +39,7 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 	if err := w.Rate.Admit(ctx, t, streams, now); err != nil {
 		return err
 	}
+	renameClashingMetadata(streams)
 	body, err := Encode(streams)
 	if err != nil {
 		return &push.Error{Status: 400, Msg: err.Error()}
