@@ -70,4 +70,3 @@ func encodeEntry(e model.Entry) (push.Entry, error) {
 	pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: backend.LineBytesField, Value: strconv.Itoa(len(e.Line))})
 	return pe, nil
 }
-
