@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record docs
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -22,6 +22,10 @@ vet:
 
 fmt:
 	gofmt -w cmd internal
+
+## docs: regenerate docs/configuration.md from the flag definitions
+docs:
+	VLOKI_UPDATE_DOCS=1 $(GO) test -count=1 -run TestReferenceIsCurrent ./internal/config/
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./internal/...

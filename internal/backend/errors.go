@@ -119,6 +119,10 @@ func newBreaker() *gobreaker.CircuitBreaker[*http.Response] {
 }
 
 // breakerError names the breaker's refusals.
+// Unreachable reports whether the circuit breaker is open: VictoriaLogs
+// failed to answer so often that requests now fail fast.
+func (c *Client) Unreachable() bool { return c.breaker.State() == gobreaker.StateOpen }
+
 func breakerError(err error) error {
 	if errors.Is(err, gobreaker.ErrOpenState) || errors.Is(err, gobreaker.ErrTooManyRequests) {
 		return errCircuitOpen

@@ -36,7 +36,7 @@ func (l *RateLimiter) Admit(ctx context.Context, t backend.Tenant, streams []mod
 	if l == nil || l.Rate <= 0 {
 		return nil
 	}
-	lines, bytes := entriesSize(streams)
+	lines, bytes := Size(streams)
 	if l.bucket(t).AllowN(now, bytes) {
 		return nil
 	}
@@ -55,8 +55,9 @@ func (l *RateLimiter) bucket(t backend.Tenant) *rate.Limiter {
 	return b
 }
 
-// entriesSize counts as Loki's util.EntryTotalSize does.
-func entriesSize(streams []model.Stream) (lines, bytes int) {
+// Size is the entries of streams and their bytes, counted as Loki's
+// util.EntryTotalSize counts them.
+func Size(streams []model.Stream) (lines, bytes int) {
 	for _, s := range streams {
 		for _, e := range s.Entries {
 			lines++

@@ -4,6 +4,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -19,6 +20,8 @@ type Metrics struct {
 	backendDuration *prometheus.HistogramVec
 	backendErrors   *prometheus.CounterVec
 	backendPerReq   *prometheus.HistogramVec
+	pushedEntries   prometheus.Counter
+	pushedBytes     prometheus.Counter
 }
 
 // New registers vloki's collectors and the Go/process collectors.
@@ -44,7 +47,12 @@ func New() *Metrics {
 			Buckets: []float64{0, 1, 2, 4, 8, 16, 32, 64, 128},
 		}, []string{"route"}),
 	}
+	m.pushedEntries = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "vloki_pushed_entries_total", Help: "Entries VictoriaLogs acknowledged, pushed through vloki."})
+	m.pushedBytes = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "vloki_pushed_bytes_total", Help: "Line and structured metadata bytes of the acknowledged entries."})
 	m.reg.MustRegister(m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
+		m.pushedEntries, m.pushedBytes,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -63,6 +71,70 @@ func (m *Metrics) ObserveBackend(endpoint string, d time.Duration, err error) {
 	if err != nil {
 		m.backendErrors.WithLabelValues(endpoint).Inc()
 	}
+}
+
+// ObservePush records acknowledged entries and their bytes.
+func (m *Metrics) ObservePush(entries, bytes int) {
+	m.pushedEntries.Add(float64(entries))
+	m.pushedBytes.Add(float64(bytes))
+}
+
+// Names lists every metric name the registry exposes, vectors that have
+// not been observed yet included (as their Desc names them).
+func (m *Metrics) Names() []string {
+	descs := make(chan *prometheus.Desc)
+	go func() {
+		m.reg.Describe(descs)
+		close(descs)
+	}()
+	var names []string
+	for d := range descs {
+		names = append(names, descName(d))
+	}
+	return names
+}
+
+// descName reads the fqName out of a Desc, which exposes it only in
+// its String form: Desc{fqName: "name", ...}.
+func descName(d *prometheus.Desc) string {
+	s := d.String()
+	const prefix = `Desc{fqName: "`
+	if i := strings.Index(s, prefix); i >= 0 {
+		rest := s[i+len(prefix):]
+		if j := strings.IndexByte(rest, '"'); j >= 0 {
+			return rest[:j]
+		}
+	}
+	return ""
+}
+
+// RuntimeFigures are what vloki is doing right now.
+type RuntimeFigures struct {
+	QueriesRunning, QueriesWaiting int
+	// LiveTails are open tail connections; BackendTails the VictoriaLogs
+	// live tails they share.
+	LiveTails, BackendTails int
+	// BackendUnreachable: the circuit breaker is open.
+	BackendUnreachable bool
+}
+
+// RegisterRuntime exposes the runtime figures, read at scrape time.
+func (m *Metrics) RegisterRuntime(read func() RuntimeFigures) {
+	gauge := func(name, help string, get func(RuntimeFigures) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, func() float64 { return get(read()) })
+	}
+	m.reg.MustRegister(
+		gauge("vloki_queries_running", "Queries the admission queue lets run now.", func(f RuntimeFigures) float64 { return float64(f.QueriesRunning) }),
+		gauge("vloki_queries_waiting", "Queries waiting in the admission queue.", func(f RuntimeFigures) float64 { return float64(f.QueriesWaiting) }),
+		gauge("vloki_live_tails", "Open live tail connections.", func(f RuntimeFigures) float64 { return float64(f.LiveTails) }),
+		gauge("vloki_backend_live_tails", "VictoriaLogs live tails the open tails share.", func(f RuntimeFigures) float64 { return float64(f.BackendTails) }),
+		gauge("vloki_backend_unreachable", "1 while the circuit breaker fails VictoriaLogs requests fast.", func(f RuntimeFigures) float64 {
+			if f.BackendUnreachable {
+				return 1
+			}
+			return 0
+		}),
+	)
 }
 
 // Handler serves the registry in the Prometheus text format.

@@ -99,6 +99,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	rate := ingest.NewRateLimiter(int(cfg.Limits.IngestionRateMB*(1<<20)), int(cfg.Limits.IngestionBurstSizeMB*(1<<20)))
 	w := &ingest.Writer{Backend: c, Limits: limits, Rate: rate, OnAck: []func(backend.Tenant, []model.Stream){
 		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
+		func(_ backend.Tenant, streams []model.Stream) { m.ObservePush(ingest.Size(streams)) },
 	}}
 	eng := engine.New(c, engine.Limits{
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
@@ -107,10 +108,16 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		// The budget counts what the query holds, not the answer.
 		MaxBufferedBytes: cfg.Limits.MaxQueryBufferedBytes,
 	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m))
+	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
+	m.RegisterRuntime(func() metrics.RuntimeFigures {
+		running, waiting := queue.Stats()
+		return metrics.RuntimeFigures{QueriesRunning: running, QueriesWaiting: waiting,
+			LiveTails: tails.Subscribers(), BackendTails: backendTails.Active(), BackendUnreachable: c.Unreachable()}
+	})
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
-		Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: tailshare.New(c), Visibility: visible, Frontend: front,
-		Queue: newQueue(cfg.QueryScheduler), LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
+		Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: backendTails, Visibility: visible, Frontend: front,
+		Queue: queue, LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		OTLP:                    &otlpConfig,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,

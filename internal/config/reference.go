@@ -1,0 +1,103 @@
+package config
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+)
+
+// yamlOnly describes the settings that have no flag (blocks too rich for
+// one); every other YAML key is a flag's name with '_' for '-'.
+var yamlOnly = map[string]string{
+	"limits.otlp_config": "Loki's `otlp_config` for `/otlp/v1/logs`: `resource_attributes` " +
+		"(`ignore_defaults`, `attributes_config`), `scope_attributes`, `log_attributes` " +
+		"(actions `index_label`, `structured_metadata`, `drop` by `attributes` or anchored `regex`), " +
+		"`severity_text_as_label`",
+}
+
+// Setting is one documented setting.
+type Setting struct {
+	Flag, YAML, Default, Usage string
+}
+
+// Settings lists every setting: each YAML key of Config, with the flag
+// that sets it, then the flags no YAML key holds (-config.file). It fails
+// when a flag and the YAML keys disagree, so neither goes undocumented.
+func Settings() ([]Setting, error) {
+	cfg := Default()
+	fs := flag.NewFlagSet("vloki", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.String("config.file", "", "YAML configuration file; flags override it")
+	bindFlags(fs, &cfg)
+	flags := map[string]*flag.Flag{}
+	fs.VisitAll(func(f *flag.Flag) { flags[strings.ReplaceAll(f.Name, "-", "_")] = f })
+
+	var out []Setting
+	for _, key := range yamlKeys(reflect.TypeOf(cfg), "") {
+		f, ok := flags[key]
+		switch {
+		case ok:
+			out = append(out, Setting{Flag: "-" + f.Name, YAML: key, Default: f.DefValue, Usage: f.Usage})
+			delete(flags, key)
+		case yamlOnly[key] != "":
+			out = append(out, Setting{YAML: key, Usage: yamlOnly[key]})
+		default:
+			return nil, fmt.Errorf("YAML key %s has no flag and no description", key)
+		}
+	}
+	if f, ok := flags["config.file"]; ok {
+		out = append(out, Setting{Flag: "-" + f.Name, Usage: f.Usage})
+		delete(flags, "config.file")
+	}
+	for key := range flags {
+		return nil, fmt.Errorf("flag -%s sets no YAML key", flags[key].Name)
+	}
+	return out, nil
+}
+
+// yamlKeys lists the dotted YAML keys of t's leaves, in field order; a
+// struct named in yamlOnly is one leaf.
+func yamlKeys(t reflect.Type, prefix string) []string {
+	var keys []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		key := prefix + name
+		if f.Type.Kind() == reflect.Struct && f.Type.String() != "time.Duration" && yamlOnly[key] == "" {
+			keys = append(keys, yamlKeys(f.Type, key+".")...)
+			continue
+		}
+		keys = append(keys, key)
+	}
+	return keys
+}
+
+// Reference is docs/configuration.md: every setting as a Markdown table.
+func Reference() (string, error) {
+	settings, err := Settings()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("# Configuration reference\n\n")
+	b.WriteString("Generated from vloki's flag definitions (`make docs`; `TestReferenceIsCurrent` fails when\n")
+	b.WriteString("this file is stale). Flags override the YAML file given with `-config.file`; a YAML key is\n")
+	b.WriteString("its flag's name with `_` for `-`, nested by its dots.\n\n")
+	b.WriteString("| flag | YAML key | default | meaning |\n|---|---|---|---|\n")
+	for _, s := range settings {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code(s.Flag), code(s.YAML), code(s.Default), strings.ReplaceAll(s.Usage, "|", `\|`))
+	}
+	return b.String(), nil
+}
+
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + s + "`"
+}
