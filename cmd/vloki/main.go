@@ -31,6 +31,9 @@ func main() {
 }
 
 func run(args []string) error {
+	if len(args) > 0 && args[0] == "ready" {
+		return checkReady(args[1:])
+	}
 	cfg, err := config.Load(args, os.Stderr)
 	if err != nil {
 		return err
