@@ -12,12 +12,13 @@ run:
 test: vet
 	scripts/test-deps.sh
 	$(GO) test -count=1 -timeout 40m ./...
+	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 build:
 	$(GO) build -o bin/vloki ./cmd/vloki
 
 vet:
-	@out=$$(gofmt -l cmd internal); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l cmd internal deploy); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
 fmt:
