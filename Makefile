@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record docs
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record docs bench-capacity
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -39,6 +39,10 @@ bench-compare:
 ## bench-load: the workloads against vloki (cold, warm, external), VictoriaLogs and Loki (when built) side by side; report in bench-results/ (BENCH_DURATION, BENCH_CLIENTS, BENCH_WORKLOADS, BENCH_RATE)
 bench-load:
 	scripts/bench-load.sh
+
+## bench-capacity: throughput of one and two vloki replicas on a single VictoriaLogs node and on a two-storage-node cluster (bench-results/capacity)
+bench-capacity:
+	scripts/bench-capacity.sh
 
 ## soak: every workload mixed at 200 clients for 5 minutes with pushes alongside, counted back (SOAK_CLIENTS, SOAK_DURATION, SOAK_PUSH_RATE)
 soak:

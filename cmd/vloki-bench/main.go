@@ -62,7 +62,7 @@ type common struct {
 
 func (c *common) bind(fs *flag.FlagSet) {
 	fs.Var(&c.now, "now", "end of the seeded data and the workloads' now (Unix seconds or RFC3339)")
-	fs.Var(&c.targets, "target", "name=URL[,twins][,pid=N+M][,tenant=T]: a server under test (repeat); twins: VictoriaLogs asked LogsQL twins")
+	fs.Var(&c.targets, "target", "name=URL[|URL…][,twins][,pid=N+M][,tenant=T]: a server under test (repeat; several URLs: replicas taken in turn); twins: VictoriaLogs asked LogsQL twins")
 }
 
 func seed(ctx context.Context, args []string) error {
@@ -238,7 +238,11 @@ func (f *targetsFlag) Set(v string) error {
 		return fmt.Errorf("target %q: want name=URL[,options]", v)
 	}
 	parts := strings.Split(rest, ",")
-	tg := bench.Target{Name: name, URL: strings.TrimSuffix(parts[0], "/"), Header: http.Header{}}
+	urls := strings.Split(parts[0], "|")
+	for i := range urls {
+		urls[i] = strings.TrimSuffix(urls[i], "/")
+	}
+	tg := bench.Target{Name: name, URL: urls[0], Replicas: urls[1:], Header: http.Header{}}
 	for _, opt := range parts[1:] {
 		k, val, _ := strings.Cut(opt, "=")
 		switch k {

@@ -13,6 +13,9 @@ import (
 type Target struct {
 	Name string
 	URL  string
+	// Replicas are more URLs of the same server (replicas behind no load
+	// balancer): requests take URL and them in turn.
+	Replicas []string
 	// Twins marks VictoriaLogs itself: it is asked the LogsQL twins.
 	Twins bool
 	// Header goes with every request (tenant headers).
@@ -50,7 +53,8 @@ func targeter(tg Target, w Workload, now func() time.Time) (vegeta.Targeter, int
 	return func(t *vegeta.Target) error {
 		qs := w.Queries(now())
 		for {
-			q := qs[seq.Add(1)%uint64(len(qs))]
+			i := seq.Add(1)
+			q := qs[i%uint64(len(qs))]
 			path, params, hdr := q.Path, q.Params, q.Headers
 			if tg.Twins {
 				if q.Twin == nil {
@@ -58,10 +62,21 @@ func targeter(tg Target, w Workload, now func() time.Time) (vegeta.Targeter, int
 				}
 				path, params, hdr = q.Twin.Path, q.Twin.Params, nil
 			}
-			*t = vegeta.Target{Method: http.MethodGet, URL: tg.URL + path + "?" + encode(params), Header: header(tg.Header, hdr)}
+			*t = vegeta.Target{Method: http.MethodGet, URL: tg.urlFor(i / uint64(len(qs))) + path + "?" + encode(params), Header: header(tg.Header, hdr)}
 			return nil
 		}
 	}, n
+}
+
+// urlFor is the URL the i-th request goes to.
+func (tg Target) urlFor(i uint64) string {
+	if len(tg.Replicas) == 0 {
+		return tg.URL
+	}
+	if n := i % uint64(len(tg.Replicas)+1); n > 0 {
+		return tg.Replicas[n-1]
+	}
+	return tg.URL
 }
 
 func encode(params map[string]string) string {
