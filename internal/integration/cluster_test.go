@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -100,5 +101,46 @@ func TestStorageNodeDown(t *testing.T) {
 	again := tg.get(t, "/loki/api/v1/query_range", "", q, map[string]string{"Cache-Control": "no-cache"})
 	if n := strings.Count(string(again.body), `,"line"]`); again.status != 200 || n != 20 {
 		t.Fatalf("cluster back: %d, %d entries: %s", again.status, n, again.body)
+	}
+}
+
+// TestReplicasSeeEachOther: two vloki replicas on one cluster. A tail open
+// on the first receives, once each, what is pushed through the second
+// (through VictoriaLogs' live tail) and through itself; every push is then
+// queried back through both.
+func TestReplicasSeeEachOther(t *testing.T) {
+	b, _ := vltest.ClusterBackend(t, 1)
+	cfg := config.Default()
+	cfg.Auth.Enabled = true
+	cfg.Backend.URL = b.Client.BaseURL() // as configured: tails follow VictoriaLogs' tail too
+	first, _ := serve(t, cfg, b.Client, "first")
+	second, _ := serve(t, cfg, b.Client, "second")
+	labels := map[string]string{"app": "replicas"}
+	// VictoriaLogs' tail shows a stream it has not indexed yet only after
+	// its look-back: make the stream known first.
+	first.pushNoFlush(t, "team", labels, entry{ns(time.Now().Add(-time.Hour)), "before"})
+	b.Sync(t)
+	conn := dialTailAs(t, first, "team", url.Values{"query": {`{app="replicas"}`}, "start": {ns(time.Now().Add(-time.Minute))}})
+	r := readTailAll(conn)
+	time.Sleep(100 * time.Millisecond)
+	var lines []string
+	for i := range 4 {
+		via := []target{first, second}[i%2]
+		line := fmt.Sprintf("pushed through replica %d, entry %d", i%2+1, i)
+		via.pushNoFlush(t, "team", labels, entry{ns(time.Now()), line})
+		lines = append(lines, line)
+	}
+	r.waitFor(t, lines)
+	time.Sleep(3 * time.Second) // both sources have delivered by now
+	r.check(t, lines)
+	b.Sync(t)
+	for _, tg := range []target{first, second} {
+		q := rangeParams(`{app="replicas"}`, time.Now().Add(-2*time.Hour), time.Now().Add(time.Minute), 100, "forward")
+		got := tg.get(t, "/loki/api/v1/query_range", "team", q, map[string]string{"Cache-Control": "no-cache"})
+		for _, l := range lines {
+			if !strings.Contains(string(got.body), l) {
+				t.Errorf("%s does not answer %q: %d %s", tg.url, l, got.status, got.body)
+			}
+		}
 	}
 }
