@@ -62,7 +62,7 @@ func targeter(tg Target, w Workload, now func() time.Time) (vegeta.Targeter, int
 				}
 				path, params, hdr = q.Twin.Path, q.Twin.Params, nil
 			}
-			*t = vegeta.Target{Method: http.MethodGet, URL: tg.urlFor(i / uint64(len(qs))) + path + "?" + encode(params), Header: header(tg.Header, hdr)}
+			*t = vegeta.Target{Method: http.MethodGet, URL: tg.urlFor(i/uint64(len(qs))) + path + "?" + encode(params), Header: header(tg.Header, hdr)}
 			return nil
 		}
 	}, n
