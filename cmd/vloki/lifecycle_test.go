@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -133,9 +135,16 @@ func TestGracefulShutdownAndRestart(t *testing.T) {
 	if err := in.wait(t); err != nil {
 		t.Fatalf("exit after SIGTERM: %v", err)
 	}
+	if _, err := os.Stat(filepath.Join(data, "vloki-stream-index.json")); err != nil {
+		t.Fatalf("no stream index saved on SIGTERM: %v", err)
+	}
 
 	in = startInstance(t, bin, data, "-storage.flush-interval=1s")
 	requireLines(t, in.lines(t), want)
+	// The restarted stream index answers the labels from memory at once.
+	if body, fromMemory := in.appValues(t); body != `{"status":"success","data":["life"]}` || fromMemory != 1 {
+		t.Errorf("after a restart: %s, %d from memory", body, fromMemory)
+	}
 	for i := range 20 {
 		line := fmt.Sprintf("before kill %02d", i)
 		in.push(t, line)
@@ -146,6 +155,35 @@ func TestGracefulShutdownAndRestart(t *testing.T) {
 	_ = in.wait(t)
 	in = startInstance(t, bin, data, "-storage.flush-interval=1s")
 	requireLines(t, in.lines(t), want)
+	// After a crash no index is restored: VictoriaLogs answers.
+	if body, fromMemory := in.appValues(t); body != `{"status":"success","data":["life"]}` || fromMemory != 0 {
+		t.Errorf("after a kill -9: %s, %d from memory", body, fromMemory)
+	}
+}
+
+// appValues asks the values of app over the last hour, and how many
+// label answers came from the stream index so far.
+func (in *instance) appValues(t *testing.T) (string, int) {
+	t.Helper()
+	q := url.Values{"start": {fmt.Sprint(time.Now().Add(-time.Hour).UnixNano())}, "end": {fmt.Sprint(time.Now().UnixNano())}}
+	body := get(t, in.base+"/loki/api/v1/label/app/values?"+q.Encode())
+	m := regexp.MustCompile(`vloki_label_answers_total\{source="memory"\} (\d+)`).FindStringSubmatch(get(t, in.base+"/metrics"))
+	n := 0
+	if m != nil {
+		n, _ = strconv.Atoi(m[1])
+	}
+	return strings.TrimSpace(body), n
+}
+
+func get(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
 }
 
 func requireLines(t *testing.T, body string, want []string) {

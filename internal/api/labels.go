@@ -11,6 +11,7 @@ import (
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/plan"
+	"github.com/vloki/vloki/internal/streamindex"
 )
 
 // labels serves /labels: the stream label names in the range.
@@ -56,6 +57,10 @@ func (s *Server) writeValues(w http.ResponseWriter, r *http.Request, q *loghttp.
 		s.writeForeignValues(w, r, q, filter, f, field)
 		return
 	}
+	if vals, ok := s.valuesFromMemory(r, q, field); ok {
+		writeLabelValues(w, vals)
+		return
+	}
 	vals, err := s.d.Backend.Values(r.Context(), tenantFrom(r.Context()), endpoint, backend.MetadataRequest{
 		Query: filter, Start: q.Start.UnixNano(), End: q.End.UnixNano(), Field: field,
 	})
@@ -70,8 +75,34 @@ func (s *Server) writeValues(w http.ResponseWriter, r *http.Request, q *loghttp.
 		}
 	}
 	sort.Strings(out)
+	writeLabelValues(w, out)
+}
+
+func writeLabelValues(w http.ResponseWriter, sorted []string) {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(lokijson.AppendLabels(nil, out))
+	_, _ = w.Write(lokijson.AppendLabels(nil, sorted))
+}
+
+// valuesFromMemory answers from the stream index when it knows the
+// answer exactly; a failed read of the tenant's horizon leaves the
+// request to VictoriaLogs.
+func (s *Server) valuesFromMemory(r *http.Request, q *loghttp.LabelQuery, field string) ([]string, bool) {
+	if s.d.Streams == nil || internalField(field) {
+		return nil, false
+	}
+	var ms []*logql.Matcher
+	if q.Query != "" {
+		var err error
+		if ms, err = logql.ParseMatchers(q.Query, true); err != nil {
+			return nil, false
+		}
+	}
+	vals, ok, err := s.d.Streams.Answer(r.Context(), tenantFrom(r.Context()), streamindex.Request{
+		Matchers: ms, Start: q.Start.UnixNano(), End: q.End.UnixNano(), Name: field,
+	})
+	ok = ok && err == nil
+	s.d.Metrics.ObserveLabelAnswer(ok)
+	return vals, ok
 }
 
 // internalField hides VictoriaLogs' own fields from label names.

@@ -17,6 +17,7 @@ import (
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/queue"
+	"github.com/vloki/vloki/internal/streamindex"
 	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tailshare"
 	"github.com/vloki/vloki/internal/tenant"
@@ -41,6 +42,9 @@ type Deps struct {
 	MaxQueryLength time.Duration
 	// Ready reports whether the backend can serve; nil means always.
 	Ready func() error
+	// Streams answers label names and values from memory when it knows
+	// them exactly (nil: always VictoriaLogs).
+	Streams *streamindex.Index
 	// Tails hands acknowledged pushes to live tails; nil tails only
 	// through VictoriaLogs.
 	Tails *tailhub.Hub

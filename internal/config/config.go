@@ -126,6 +126,13 @@ type Frontend struct {
 	MaxCacheFreshness time.Duration `yaml:"max_cache_freshness"`
 	// Coalesce makes identical in-flight queries share one execution.
 	Coalesce bool `yaml:"coalesce"`
+	// StreamIndex answers label names and values from the streams vloki
+	// acknowledged (package streamindex): "auto" (with the embedded
+	// engine, where vloki is the only writer), "on" (an external
+	// VictoriaLogs nobody else writes into, one vloki) or "off".
+	StreamIndex string `yaml:"stream_index"`
+	// StreamIndexMaxStreams bounds the streams the index keeps.
+	StreamIndexMaxStreams int `yaml:"stream_index_max_streams"`
 }
 
 // QueryScheduler sizes the admission queue of queries (package queue).
@@ -220,6 +227,7 @@ func Default() Config {
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
+			StreamIndex: "auto", StreamIndexMaxStreams: 100_000,
 		},
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
@@ -299,6 +307,8 @@ func (c Config) Validate() error {
 		return errors.New("frontend.redis_address must be set for the redis results cache")
 	case c.Tail.Backend != "auto" && c.Tail.Backend != "on" && c.Tail.Backend != "off":
 		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
+	case c.Frontend.StreamIndex != "auto" && c.Frontend.StreamIndex != "on" && c.Frontend.StreamIndex != "off":
+		return fmt.Errorf("frontend.stream_index %q: want auto, on or off", c.Frontend.StreamIndex)
 	case c.Limits.MaxQueryBufferedBytes < 0:
 		return errors.New("limits.max_query_buffered_bytes must be >= 0")
 	case c.Memory.AllowedPercent < 1 || c.Memory.AllowedPercent > 100:

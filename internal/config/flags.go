@@ -40,6 +40,8 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.Frontend.ResultsCacheTTL, "frontend.results-cache-ttl", c.Frontend.ResultsCacheTTL, "how long memcached or Redis keep an answer")
 	fs.DurationVar(&c.Frontend.MaxCacheFreshness, "frontend.max-cache-freshness", c.Frontend.MaxCacheFreshness, "answers reaching into this recent past are not cached (Loki's max_cache_freshness_per_query)")
 	fs.BoolVar(&c.Frontend.Coalesce, "frontend.coalesce", c.Frontend.Coalesce, "identical queries in flight share one execution")
+	fs.StringVar(&c.Frontend.StreamIndex, "frontend.stream-index", c.Frontend.StreamIndex, "answer label names and values from memory, from the streams vloki acknowledged: auto (with the embedded engine), on (only for an external VictoriaLogs nobody else writes into, one vloki; set -storage.retention to its retention), off")
+	fs.IntVar(&c.Frontend.StreamIndexMaxStreams, "frontend.stream-index-max-streams", c.Frontend.StreamIndexMaxStreams, "streams the stream index keeps across tenants; a tenant with more is answered by VictoriaLogs")
 	fs.IntVar(&c.QueryScheduler.MaxConcurrent, "query-scheduler.max-concurrent", c.QueryScheduler.MaxConcurrent, "queries that run at once (0: 4 per CPU); more wait in a per-tenant queue")
 	fs.IntVar(&c.QueryScheduler.MaxConcurrentLong, "query-scheduler.max-concurrent-long", c.QueryScheduler.MaxConcurrentLong, "of those, how many may be long (0: half), so short queries never wait behind long ones")
 	fs.DurationVar(&c.QueryScheduler.LongQuerySpan, "query-scheduler.long-query-span", c.QueryScheduler.LongQuerySpan, "time span from which a query is long")

@@ -2,6 +2,8 @@ package ingest
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -15,14 +17,39 @@ type Writer struct {
 	Limits  push.Limits
 	// Rate is the per-tenant ingestion rate limit (nil: none).
 	Rate *RateLimiter
+	// BeforeWrite are told of every push about to be written.
+	BeforeWrite []func(context.Context, backend.Tenant)
 	// OnAck are told of every push VictoriaLogs acknowledged (live tails,
 	// read-your-writes), in order.
 	OnAck []func(backend.Tenant, []model.Stream)
+	// OnFail are told of every push that failed once sent: VictoriaLogs
+	// may hold part of it.
+	OnFail []func(backend.Tenant)
+
+	// closing is held for reading by every write; Drain takes it whole.
+	closing sync.RWMutex
+	closed  bool
+}
+
+// ErrClosed answers pushes that arrive once the writer was drained.
+var ErrClosed = errors.New("vloki is shutting down: push refused, try again")
+
+// Drain waits for the writes in progress to finish, their OnAck and
+// OnFail told, and refuses the writes that follow.
+func (w *Writer) Drain() {
+	w.closing.Lock()
+	w.closed = true
+	w.closing.Unlock()
 }
 
 // Write validates and enriches req, then returns only once VictoriaLogs
 // has accepted every row. On a validation error nothing is written.
 func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request, now time.Time) error {
+	w.closing.RLock()
+	defer w.closing.RUnlock()
+	if w.closed {
+		return &push.Error{Status: 503, Msg: ErrClosed.Error()}
+	}
 	if err := push.Validate(req, w.Limits, now); err != nil {
 		return err
 	}
@@ -44,7 +71,13 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 	if err != nil {
 		return &push.Error{Status: 400, Msg: err.Error()}
 	}
+	for _, f := range w.BeforeWrite {
+		f(ctx, t)
+	}
 	if err := w.Backend.PushLoki(ctx, t, body); err != nil {
+		for _, f := range w.OnFail {
+			f(t)
+		}
 		return err
 	}
 	for _, f := range w.OnAck {

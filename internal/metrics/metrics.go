@@ -20,6 +20,7 @@ type Metrics struct {
 	backendDuration *prometheus.HistogramVec
 	backendErrors   *prometheus.CounterVec
 	backendPerReq   *prometheus.HistogramVec
+	labelAnswers    *prometheus.CounterVec
 	pushedEntries   prometheus.Counter
 	pushedBytes     prometheus.Counter
 }
@@ -51,8 +52,11 @@ func New() *Metrics {
 		Name: "vloki_pushed_entries_total", Help: "Entries VictoriaLogs acknowledged, pushed through vloki."})
 	m.pushedBytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "vloki_pushed_bytes_total", Help: "Line and structured metadata bytes of the acknowledged entries."})
+	m.labelAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "vloki_label_answers_total", Help: "Label names and values answers by source: memory (the stream index) or storage.",
+	}, []string{"source"})
 	m.reg.MustRegister(m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
-		m.pushedEntries, m.pushedBytes,
+		m.pushedEntries, m.pushedBytes, m.labelAnswers,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -77,6 +81,22 @@ func (m *Metrics) ObserveBackend(endpoint string, d time.Duration, err error) {
 func (m *Metrics) ObservePush(entries, bytes int) {
 	m.pushedEntries.Add(float64(entries))
 	m.pushedBytes.Add(float64(bytes))
+}
+
+// ObserveLabelAnswer records where a label names or values answer came from.
+func (m *Metrics) ObserveLabelAnswer(fromMemory bool) {
+	source := "storage"
+	if fromMemory {
+		source = "memory"
+	}
+	m.labelAnswers.WithLabelValues(source).Inc()
+}
+
+// RegisterStreamIndex exposes the stream index's size.
+func (m *Metrics) RegisterStreamIndex(streams func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "vloki_stream_index_streams", Help: "Streams the stream index keeps, across tenants."},
+		func() float64 { return float64(streams()) }))
 }
 
 // Names lists every metric name the registry exposes, vectors that have

@@ -37,7 +37,7 @@ func compareLines() int {
 func compareTargets(b *testing.B) (vloki string, vl *backend.Client, loki string) {
 	compareOnce.Do(func() {
 		ds := Generate(compareLines(), compareSpan)
-		if compareVloki, _, compareVL, compareErr = serveDataset(ds); compareErr != nil {
+		if compareVloki, _, _, compareVL, compareErr = serveDataset(ds); compareErr != nil {
 			return
 		}
 		if u := os.Getenv("LOKI_BENCH_URL"); u != "" {

@@ -20,10 +20,10 @@ import (
 )
 
 var (
-	benchOnce         sync.Once
-	benchURL, warmURL string
-	benchVL           *backend.Client
-	benchErr          error
+	benchOnce                     sync.Once
+	benchURL, warmURL, indexedURL string
+	benchVL                       *backend.Client
+	benchErr                      error
 )
 
 // benchTarget is vloki without results cache or coalescing (every request
@@ -31,7 +31,7 @@ var (
 // by the benchmarks of this package.
 func benchTarget(b *testing.B) (string, *backend.Client) {
 	benchOnce.Do(func() {
-		benchURL, warmURL, benchVL, benchErr = serveDataset(Generate(DefaultLines, DefaultSpan))
+		benchURL, warmURL, indexedURL, benchVL, benchErr = serveDataset(Generate(DefaultLines, DefaultSpan))
 	})
 	if benchErr != nil {
 		b.Fatal(benchErr)
@@ -45,12 +45,12 @@ func warmTarget(b *testing.B) string {
 	return warmURL
 }
 
-// serveDataset starts vloki cold and with its default frontend over one
-// fresh embedded engine holding ds.
-func serveDataset(ds []Stream) (cold, warm string, c *backend.Client, err error) {
+// serveDataset starts vloki cold, with its default frontend, and cold
+// with the stream index that saw ds pushed, over one fresh embedded engine.
+func serveDataset(ds []Stream) (cold, warm, indexed string, c *backend.Client, err error) {
 	c, err = vltest.Embedded()
 	if err != nil {
-		return "", "", nil, err
+		return "", "", "", nil, err
 	}
 	serve := func(cfg config.Config) (string, error) {
 		app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, "embedded", func() {})
@@ -61,16 +61,21 @@ func serveDataset(ds []Stream) (cold, warm string, c *backend.Client, err error)
 	}
 	coldCfg := config.Default()
 	coldCfg.Frontend.CacheResults, coldCfg.Frontend.Coalesce = false, false
+	indexCfg := coldCfg
+	indexCfg.Frontend.StreamIndex = "on"
 	if cold, err = serve(coldCfg); err != nil {
-		return "", "", nil, err
+		return "", "", "", nil, err
 	}
 	if warm, err = serve(config.Default()); err != nil {
-		return "", "", nil, err
+		return "", "", "", nil, err
 	}
-	if err := Push(context.Background(), cold, "", ds, 1<<20); err != nil {
-		return "", "", nil, err
+	if indexed, err = serve(indexCfg); err != nil {
+		return "", "", "", nil, err
 	}
-	return cold, warm, c, c.Flush(context.Background())
+	if err := Push(context.Background(), indexed, "", ds, 1<<20); err != nil {
+		return "", "", "", nil, err
+	}
+	return cold, warm, indexed, c, c.Flush(context.Background())
 }
 
 func httpGet(b *testing.B, u string) {
@@ -192,6 +197,23 @@ func BenchmarkResultsCacheHit(b *testing.B) {
 				httpGet(b, c.url)
 			}
 		})
+	}
+}
+
+// BenchmarkLabelsLastHour: the label browser's requests over the last
+// hour of the dataset, answered by VictoriaLogs (storage) and by the
+// stream index (memory), neither cached.
+func BenchmarkLabelsLastHour(b *testing.B) {
+	benchTarget(b)
+	q := "?start=" + strconv.FormatInt(Anchor.Add(23*time.Hour).UnixNano(), 10) + "&end=" + strconv.FormatInt(Anchor.Add(24*time.Hour).UnixNano(), 10)
+	for _, path := range []string{"/loki/api/v1/labels", "/loki/api/v1/label/app/values"} {
+		for _, t := range []struct{ name, base string }{{"storage", benchURL}, {"memory", indexedURL}} {
+			b.Run(path[len("/loki/api/v1/"):]+"/"+t.name, func(b *testing.B) {
+				for b.Loop() {
+					httpGet(b, t.base+path+q)
+				}
+			})
+		}
 	}
 }
 

@@ -3,9 +3,12 @@
 package server
 
 import (
+	"path/filepath"
+
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/VictoriaMetrics/VictoriaMetrics/lib/flagutil"
 	"log/slog"
 	"net/http"
 	"os"
@@ -26,6 +29,7 @@ import (
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/queue"
+	"github.com/vloki/vloki/internal/streamindex"
 	"github.com/vloki/vloki/internal/tailhub"
 	"github.com/vloki/vloki/internal/tailshare"
 	"github.com/vloki/vloki/internal/tenant"
@@ -39,6 +43,10 @@ type App struct {
 	ingester *ingest.Writer
 	name     string
 	close    func()
+	// streams is the stream index (nil when off); streamsFile, when set,
+	// is where Close saves it and New restored it from.
+	streams     *streamindex.Index
+	streamsFile string
 }
 
 // New builds vloki from cfg, starting the embedded engine when no backend
@@ -76,8 +84,24 @@ func New(cfg config.Config, log *slog.Logger) (*App, error) {
 		eng.Stop()
 		return nil, err
 	}
-	return Assemble(cfg, log, m, c, "embedded ("+cfg.Storage.Path+")", eng.Stop)
+	if cfg.Frontend.StreamIndex == "auto" {
+		cfg.Frontend.StreamIndex = "on" // the embedded engine has no other writer
+	}
+	app, err := Assemble(cfg, log, m, c, "embedded ("+cfg.Storage.Path+")", eng.Stop)
+	if err != nil {
+		eng.Stop()
+		return nil, err
+	}
+	if err := app.restoreStreams(filepath.Join(cfg.Storage.Path, streamIndexFile)); err != nil {
+		app.Close()
+		return nil, err
+	}
+	return app, nil
 }
+
+// streamIndexFile, in the embedded engine's directory, holds the stream
+// index between a clean shutdown and the next start.
+const streamIndexFile = "vloki-stream-index.json"
 
 // Assemble builds vloki on an existing backend client; closeFn runs on Close.
 func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backend.Client, name string, closeFn func()) (*App, error) {
@@ -101,6 +125,15 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
 		func(_ backend.Tenant, streams []model.Stream) { m.ObservePush(ingest.Size(streams)) },
 	}}
+	streams, err := newStreamIndex(cfg, c, m)
+	if err != nil {
+		return nil, err
+	}
+	if streams != nil {
+		w.BeforeWrite = append(w.BeforeWrite, streams.Prepare)
+		w.OnAck = append(w.OnAck, streams.Acked)
+		w.OnFail = append(w.OnFail, streams.Failed)
+	}
 	eng := engine.New(c, engine.Limits{
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
 		QueryTimeout:   cfg.Limits.QueryTimeout,
@@ -116,7 +149,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	})
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
-		Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: backendTails, Visibility: visible, Frontend: front,
+		Streams: streams, Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: backendTails, Visibility: visible, Frontend: front,
 		Queue: queue, LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		OTLP:                    &otlpConfig,
@@ -139,7 +172,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 			return err
 		},
 	})
-	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeFn}, nil
+	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeFn, streams: streams}, nil
 }
 
 func pushLimits(l config.Limits) push.Limits {
@@ -164,8 +197,27 @@ func (a *App) BackendName() string { return a.name }
 // BeginShutdown ends live tails and makes /ready say not ready.
 func (a *App) BeginShutdown(ctx context.Context) { a.api.BeginShutdown(ctx) }
 
-// Close stops the embedded engine, flushing its storage.
-func (a *App) Close() { a.close() }
+// Close lets pushes in progress finish and refuses further ones, stops
+// the embedded engine, flushing its storage, and saves the stream index.
+func (a *App) Close() {
+	a.ingester.Drain()
+	a.close()
+	if a.streams != nil && a.streamsFile != "" {
+		if err := a.streams.Save(a.streamsFile); err != nil {
+			slog.Error("saving the stream index", "file", a.streamsFile, "err", err)
+		}
+	}
+}
+
+// restoreStreams loads the stream index a clean shutdown saved in file,
+// and saves it there again on Close.
+func (a *App) restoreStreams(file string) error {
+	if a.streams == nil {
+		return nil
+	}
+	a.streamsFile = file
+	return a.streams.Load(file)
+}
 
 // foreignConfig is how to read data other agents wrote, nil unless
 // configured: service_name and detected_level follow the push limits.
@@ -178,6 +230,24 @@ func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
 		f.Levels = &limits
 	}
 	return f
+}
+
+// newStreamIndex builds the stream index when it is on and no foreign
+// data is served (rows other agents write are not in it).
+func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics) (*streamindex.Index, error) {
+	if cfg.Frontend.StreamIndex != "on" || cfg.Backend.ForeignData {
+		return nil, nil
+	}
+	var retention flagutil.RetentionDuration
+	if err := retention.Set(cfg.Storage.Retention); err != nil {
+		return nil, fmt.Errorf("storage.retention: %w", err)
+	}
+	ix := streamindex.New(streamindex.Config{
+		MaxStreams: cfg.Frontend.StreamIndexMaxStreams, Retention: retention.Duration(),
+		Horizon: streamindex.StorageHorizon(c, time.Now),
+	})
+	m.RegisterStreamIndex(ix.Streams)
+	return ix, nil
 }
 
 // newQueue sizes the query admission queue for this machine.

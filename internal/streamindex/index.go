@@ -1,0 +1,282 @@
+// Package streamindex answers label names and label values from memory,
+// exactly, when vloki is the only writer of its storage (the embedded
+// engine): it keeps, per tenant, every stream vloki acknowledged with the
+// oldest and newest timestamp pushed to it.
+//
+// A stream has a row in [start, end] for sure when its oldest or newest
+// timestamp lies there, and for sure not when its entries all lie outside
+// ([min, max] misses the range). Otherwise (its entries straddle the range)
+// the index cannot tell; an answer is given only when no such undecided
+// stream could add a name or value the decided ones do not already give.
+//
+// Rows stored before the index began (an earlier run) are not in it: each
+// tenant has a horizon, the newest timestamp of any row the index may not
+// know, and a request is answered from memory only when it starts after
+// that horizon. The horizon is read from the storage the first time a
+// tenant is asked (the newest row it holds then), or restored from the
+// file a clean shutdown wrote (Save, Load). A push that fails after the
+// storage may have taken some of its rows clears the tenant's horizon, so
+// it is read again.
+//
+// Bounded: at most MaxStreams streams across tenants; a tenant whose new
+// stream finds the index full is answered by the storage from then on.
+package streamindex
+
+import (
+	"context"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/model"
+)
+
+// HorizonFunc reads the newest timestamp (Unix ns) of the tenant's rows
+// in storage; ok is false when it holds none.
+type HorizonFunc func(ctx context.Context, t backend.Tenant) (ns int64, ok bool, err error)
+
+// Config configures an index.
+type Config struct {
+	// MaxStreams bounds the streams kept across tenants.
+	MaxStreams int
+	// Retention is the storage's retention: rows older than it may have
+	// been deleted, so earlier ranges are left to the storage.
+	Retention time.Duration
+	// Horizon reads a tenant's newest stored row.
+	Horizon HorizonFunc
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Index is the in-memory stream index.
+type Index struct {
+	cfg     Config
+	mu      sync.RWMutex
+	tenants map[backend.Tenant]*tenant
+	streams int
+	// horizonMu serialises horizon reads (one storage query per tenant).
+	horizonMu sync.Mutex
+}
+
+type tenant struct {
+	streams map[string]*stream
+	// horizon is the newest timestamp of rows the index may not know;
+	// valid only when known.
+	horizon int64
+	known   bool
+	// failures counts failed pushes, so a horizon read while one failed
+	// is not trusted.
+	failures uint64
+	// full: a stream of this tenant was not kept (MaxStreams reached).
+	full bool
+}
+
+type stream struct {
+	labels   model.Labels
+	min, max int64
+}
+
+// New returns an empty index.
+func New(cfg Config) *Index {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Index{cfg: cfg, tenants: map[backend.Tenant]*tenant{}}
+}
+
+// Acked records a push VictoriaLogs acknowledged.
+func (ix *Index) Acked(t backend.Tenant, streams []model.Stream) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	tn := ix.tenantLocked(t)
+	for _, s := range streams {
+		if len(s.Entries) == 0 {
+			continue
+		}
+		key := s.Labels.String()
+		st := tn.streams[key]
+		if st == nil {
+			if ix.streams >= ix.cfg.MaxStreams {
+				tn.full = true
+				continue
+			}
+			st = &stream{labels: s.Labels, min: s.Entries[0].TimestampNs, max: s.Entries[0].TimestampNs}
+			tn.streams[key] = st
+			ix.streams++
+		}
+		for _, e := range s.Entries {
+			st.min, st.max = min(st.min, e.TimestampNs), max(st.max, e.TimestampNs)
+		}
+	}
+}
+
+// Prepare reads the tenant's horizon before its first push is written,
+// so that the rows the storage held before are told apart from those the
+// index sees: a fresh tenant is then answered from memory at once. A
+// failed read is retried when the tenant is next asked.
+func (ix *Index) Prepare(ctx context.Context, t backend.Tenant) {
+	_, _, _ = ix.horizon(ctx, t)
+}
+
+// Failed is told of a push that failed once sent: the storage may hold
+// some of its rows, so the tenant's horizon is read again.
+func (ix *Index) Failed(t backend.Tenant) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	tn := ix.tenantLocked(t)
+	tn.known = false
+	tn.failures++
+}
+
+func (ix *Index) tenantLocked(t backend.Tenant) *tenant {
+	tn := ix.tenants[t]
+	if tn == nil {
+		tn = &tenant{streams: map[string]*stream{}}
+		ix.tenants[t] = tn
+	}
+	return tn
+}
+
+// Request is a label names (Name empty) or label values request.
+type Request struct {
+	Matchers   []*logql.Matcher
+	Start, End int64 // inclusive Unix ns
+	Name       string
+}
+
+// Answer returns the sorted names or values when the index knows them
+// exactly; ok is false when the storage must answer.
+func (ix *Index) Answer(ctx context.Context, t backend.Tenant, r Request) (values []string, ok bool, err error) {
+	if ix.cfg.Retention > 0 && r.Start < ix.cfg.Now().Add(-ix.cfg.Retention).UnixNano() {
+		return nil, false, nil
+	}
+	horizon, known, err := ix.horizon(ctx, t)
+	if err != nil || !known || r.Start <= horizon {
+		return nil, false, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	tn := ix.tenants[t]
+	if tn == nil {
+		return []string{}, true, nil
+	}
+	if tn.full {
+		return nil, false, nil
+	}
+	vals, ok := answer(tn, r)
+	return vals, ok, nil
+}
+
+// answer collects the decided streams' names or values, and gives up
+// when an undecided stream could add one.
+func answer(tn *tenant, r Request) ([]string, bool) {
+	set := map[string]struct{}{}
+	var undecided []*stream
+	for _, st := range tn.streams {
+		if st.max < r.Start || st.min > r.End || !matches(st.labels, r.Matchers) {
+			continue
+		}
+		if !(inRange(st.min, r) || inRange(st.max, r)) {
+			undecided = append(undecided, st)
+			continue
+		}
+		contribute(st.labels, r.Name, func(v string) { set[v] = struct{}{} })
+	}
+	for _, st := range undecided {
+		adds := false
+		contribute(st.labels, r.Name, func(v string) {
+			if _, ok := set[v]; !ok {
+				adds = true
+			}
+		})
+		if adds {
+			return nil, false
+		}
+	}
+	out := make([]string, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	sort.Strings(out)
+	return out, true
+}
+
+func inRange(ns int64, r Request) bool { return ns >= r.Start && ns <= r.End }
+
+// contribute gives a stream's label names, or its value of name.
+func contribute(ls model.Labels, name string, add func(string)) {
+	for _, l := range ls {
+		if l.Value == "" {
+			continue // VictoriaLogs stores no empty field
+		}
+		if name == "" {
+			add(l.Name)
+		} else if l.Name == name {
+			add(l.Value)
+		}
+	}
+}
+
+// matches applies Loki's matcher rules: a missing label is "".
+func matches(ls model.Labels, ms []*logql.Matcher) bool {
+	for _, m := range ms {
+		v, _ := ls.Get(m.Name)
+		if !m.Matches(v) {
+			return false
+		}
+	}
+	return true
+}
+
+// horizon returns the tenant's horizon, reading it from the storage the
+// first time.
+func (ix *Index) horizon(ctx context.Context, t backend.Tenant) (int64, bool, error) {
+	if h, known := ix.readHorizon(t); known {
+		return h, true, nil
+	}
+	ix.horizonMu.Lock()
+	defer ix.horizonMu.Unlock()
+	if h, known := ix.readHorizon(t); known {
+		return h, true, nil
+	}
+	if ix.cfg.Horizon == nil {
+		return 0, false, nil
+	}
+	ix.mu.Lock()
+	failures := ix.tenantLocked(t).failures
+	ix.mu.Unlock()
+	ns, any, err := ix.cfg.Horizon(ctx, t)
+	if err != nil {
+		return 0, false, err
+	}
+	if !any {
+		ns = math.MinInt64
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	tn := ix.tenantLocked(t)
+	if tn.failures != failures {
+		return 0, false, nil // a push failed meanwhile: read again next time
+	}
+	tn.horizon, tn.known = ns, true
+	return ns, true, nil
+}
+
+func (ix *Index) readHorizon(t backend.Tenant) (int64, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	if tn := ix.tenants[t]; tn != nil && tn.known {
+		return tn.horizon, true
+	}
+	return 0, false
+}
+
+// Streams is how many streams the index keeps.
+func (ix *Index) Streams() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.streams
+}
