@@ -43,7 +43,7 @@ start_vl() { # name port extra-flags...
 start_vloki() { # name port backend-url
   local name=$1 port=$2
   "$work/vloki" -server.http-listen-address=127.0.0.1 -server.http-listen-port="$port" -backend.url="$3" \
-    -frontend.cache-results=false -frontend.coalesce=false -frontend.stream-index=off -limits.ingestion-rate-mb=0 -log.level=warn \
+    -frontend.cache-results=false -frontend.coalesce=false -backend.sole-writer=off -limits.ingestion-rate-mb=0 -log.level=warn \
     >"$work/$name.log" 2>&1 &
   pids+=($!)
   wait_ready "http://127.0.0.1:$port/ready"

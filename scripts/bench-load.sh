@@ -49,7 +49,7 @@ start_vloki() { # name port extra-flags...
   pids+=($!)
   wait_ready "http://127.0.0.1:$port/ready"
 }
-cold=(-frontend.cache-results=false -frontend.coalesce=false -frontend.stream-index=off)
+cold=(-frontend.cache-results=false -frontend.coalesce=false -backend.sole-writer=off)
 p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; pid_emb=${pids[-1]}
 p_warm=$(free_port); start_vloki vloki-warm "$p_warm" -storage.path="$work/warm"; pid_warm=${pids[-1]}
 p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$vl_port" "${cold[@]}"; pid_ext=${pids[-1]}

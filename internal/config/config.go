@@ -60,6 +60,13 @@ type Backend struct {
 	// DefaultMsgValue is VictoriaLogs' -defaultMsgValue: the _msg of a
 	// row stored without one.
 	DefaultMsgValue string `yaml:"default_msg_value"`
+	// SoleWriter says vloki is the only writer into VictoriaLogs, so what
+	// it acknowledged is all there is: label names and values come from
+	// memory (package streamindex) and range queries reuse steps up to
+	// now, each push dropping the steps it touches. "auto" (with the
+	// embedded engine), "on" (an external VictoriaLogs nobody else writes
+	// into, served by one vloki) or "off".
+	SoleWriter string `yaml:"sole_writer"`
 }
 
 // Storage configures the embedded engine.
@@ -126,11 +133,6 @@ type Frontend struct {
 	MaxCacheFreshness time.Duration `yaml:"max_cache_freshness"`
 	// Coalesce makes identical in-flight queries share one execution.
 	Coalesce bool `yaml:"coalesce"`
-	// StreamIndex answers label names and values from the streams vloki
-	// acknowledged (package streamindex): "auto" (with the embedded
-	// engine, where vloki is the only writer), "on" (an external
-	// VictoriaLogs nobody else writes into, one vloki) or "off".
-	StreamIndex string `yaml:"stream_index"`
 	// StreamIndexMaxStreams bounds the streams the index keeps.
 	StreamIndexMaxStreams int `yaml:"stream_index_max_streams"`
 }
@@ -207,7 +209,7 @@ const DefaultMsgValue = "missing _msg field; see https://docs.victoriametrics.co
 func Default() Config {
 	return Config{
 		Server:  Server{HTTPListenPort: 3100},
-		Backend: Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue},
+		Backend: Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue, SoleWriter: "auto"},
 		Storage: Storage{Path: "./data", Retention: "100y", FlushInterval: 5 * time.Second},
 		Limits: Limits{
 			MaxEntriesLimitPerQuery: 5000,
@@ -227,7 +229,7 @@ func Default() Config {
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
-			StreamIndex: "auto", StreamIndexMaxStreams: 100_000,
+			StreamIndexMaxStreams: 100_000,
 		},
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
@@ -307,8 +309,8 @@ func (c Config) Validate() error {
 		return errors.New("frontend.redis_address must be set for the redis results cache")
 	case c.Tail.Backend != "auto" && c.Tail.Backend != "on" && c.Tail.Backend != "off":
 		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
-	case c.Frontend.StreamIndex != "auto" && c.Frontend.StreamIndex != "on" && c.Frontend.StreamIndex != "off":
-		return fmt.Errorf("frontend.stream_index %q: want auto, on or off", c.Frontend.StreamIndex)
+	case c.Backend.SoleWriter != "auto" && c.Backend.SoleWriter != "on" && c.Backend.SoleWriter != "off":
+		return fmt.Errorf("backend.sole_writer %q: want auto, on or off", c.Backend.SoleWriter)
 	case c.Limits.MaxQueryBufferedBytes < 0:
 		return errors.New("limits.max_query_buffered_bytes must be >= 0")
 	case c.Memory.AllowedPercent < 1 || c.Memory.AllowedPercent > 100:

@@ -13,8 +13,23 @@ import (
 // ExtentStore keeps range queries' evaluated steps by key; it bounds
 // itself by bytes.
 type ExtentStore interface {
-	Get(key string) (*exec.Steps, bool)
-	Set(key string, s *exec.Steps)
+	Get(key string) (*Extent, bool)
+	Set(key string, x *Extent)
+}
+
+// Extent is a query's kept steps and, when vloki is the only writer, the
+// tenant's acknowledged-push number they were computed after.
+type Extent struct {
+	Steps  *exec.Steps
+	AckSeq uint64
+}
+
+// Bytes is what the extent holds.
+func (x *Extent) Bytes() int64 { return x.Steps.Bytes() + 16 }
+
+// AckLog tells the oldest entry timestamp pushed after a push number.
+type AckLog interface {
+	OldestSince(t backend.Tenant, seq uint64) (oldest int64, ok bool)
 }
 
 // Extents makes range metric queries reuse the steps earlier requests of
@@ -30,6 +45,13 @@ type Extents struct {
 	// before the request waited for its tenant's pushes to be searchable
 	// (a push of old entries moves it on); false: keep nothing.
 	Generation func(context.Context) (uint64, bool)
+	// Acks, when set (vloki the only writer), replaces the freshness
+	// window: steps are kept up to now, and each push drops the kept steps
+	// at or after its oldest entry (a step's window ends at its time).
+	// AckSeq is the push number the frontend read before the request
+	// waited for its tenant's pushes.
+	Acks   AckLog
+	AckSeq func(context.Context) (uint64, bool)
 
 	reused, evaluated atomic.Uint64
 }
@@ -53,7 +75,7 @@ func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, text st
 		return exec.RunMetric(ctx, e.c, t, req)
 	}
 	key := extentKey(t, gen, req.Step, text)
-	kept, _ := e.extents.Store.Get(key)
+	kept := e.extents.valid(t, key)
 	all := keptFrom(kept, req)
 	e.extents.reused.Add(uint64(all.Len()))
 	if next := req.Start + int64(all.Len())*req.Step; next <= req.End {
@@ -72,8 +94,27 @@ func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, text st
 	if err != nil {
 		return nil, err
 	}
-	e.keepExtent(key, kept, all, req)
+	e.keepExtent(ctx, key, kept, all, req)
 	return res, nil
+}
+
+// valid is the steps kept under key that no later push can have changed:
+// with the push log, those before the oldest entry pushed since they were
+// computed; without it, all (only steps older than the freshness window
+// were kept, and a push of older entries moves the generation on).
+func (x *Extents) valid(t backend.Tenant, key string) *exec.Steps {
+	kept, ok := x.Store.Get(key)
+	if !ok {
+		return nil
+	}
+	if x.Acks == nil {
+		return kept.Steps
+	}
+	oldest, ok := x.Acks.OldestSince(t, kept.AckSeq)
+	if !ok || kept.Steps.Len() == 0 || oldest <= kept.Steps.First() {
+		return nil
+	}
+	return kept.Steps.Slice(kept.Steps.First(), oldest-1)
 }
 
 // keptFrom is the kept steps from the request's start to its end, empty
@@ -87,8 +128,16 @@ func keptFrom(kept *exec.Steps, req exec.MetricRequest) *exec.Steps {
 
 // keepExtent stores the request's frozen steps, after the kept steps
 // before them when the two join, at most two request spans long.
-func (e *Engine) keepExtent(key string, kept, all *exec.Steps, req exec.MetricRequest) {
+func (e *Engine) keepExtent(ctx context.Context, key string, kept, all *exec.Steps, req exec.MetricRequest) {
 	frozen := e.extents.Now().Add(-e.extents.Freshness).UnixNano()
+	var seq uint64
+	if e.extents.Acks != nil {
+		var ok bool
+		if seq, ok = e.extents.AckSeq(ctx); !ok {
+			return
+		}
+		frozen = e.extents.Now().UnixNano()
+	}
 	keep := all.Slice(req.Start, frozen)
 	if keep.Len() == 0 {
 		return
@@ -97,10 +146,10 @@ func (e *Engine) keepExtent(key string, kept, all *exec.Steps, req exec.MetricRe
 		from := max(kept.First(), req.Start-(req.End-req.Start))
 		keep = exec.JoinSteps(kept.Slice(from, req.Start-req.Step), keep)
 	}
-	if kept != nil && kept.Len() > 0 && keep.First() == kept.First() && keep.Last() <= kept.Last() {
+	if kept != nil && kept.Len() > 0 && keep.First() == kept.First() && keep.Last() <= kept.Last() && e.extents.Acks == nil {
 		return // nothing new
 	}
-	e.extents.Store.Set(key, keep)
+	e.extents.Store.Set(key, &Extent{Steps: keep, AckSeq: seq})
 }
 
 func extentKey(t backend.Tenant, gen uint64, step int64, query string) string {

@@ -40,6 +40,11 @@ type Config struct {
 	// once that push was acknowledged, so the answer stored under it
 	// includes the push.
 	WaitVisible func(context.Context, backend.Tenant) error
+	// AckSeq, when set (vloki the only writer), numbers the tenant's last
+	// acknowledged push; it is read with the generation and passed on
+	// (AckSeqFrom), so steps computed for the request are known to hold
+	// every push up to it.
+	AckSeq func(backend.Tenant) uint64
 }
 
 // Frontend wraps query handlers.
@@ -102,14 +107,29 @@ func (f *Frontend) Generation(ctx context.Context, t backend.Tenant) (uint64, bo
 	return f.generation(t), true
 }
 
-type generationCtxKey struct{}
+type readStateKey struct{}
+
+// readState is what the frontend read before the request waited for its
+// tenant's pushes to be searchable.
+type readState struct {
+	gen, acks     uint64
+	genOK, acksOK bool
+}
 
 // GenerationFrom is the generation the frontend read for the request
 // before it waited for the tenant's pushes; false when it read none
 // (nothing computed for the request may then be kept).
 func GenerationFrom(ctx context.Context) (uint64, bool) {
-	gen, ok := ctx.Value(generationCtxKey{}).(uint64)
-	return gen, ok
+	st, ok := ctx.Value(readStateKey{}).(readState)
+	return st.gen, ok && st.genOK
+}
+
+// AckSeqFrom is the tenant's acknowledged-push number the frontend read
+// before the request waited for its pushes (Config.AckSeq); false when
+// none was read.
+func AckSeqFrom(ctx context.Context) (uint64, bool) {
+	st, ok := ctx.Value(readStateKey{}).(readState)
+	return st.acks, ok && st.acksOK
 }
 
 func (f *Frontend) generation(t backend.Tenant) uint64 {
@@ -159,9 +179,11 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 			// Read before the wait for the tenant's pushes: a generation a
 			// late push moved on is only seen once that push is searchable.
 			gen, ok := f.Generation(r.Context(), t)
-			if ok {
-				r = r.WithContext(context.WithValue(r.Context(), generationCtxKey{}, gen))
+			st := readState{gen: gen, genOK: ok}
+			if f.cfg.AckSeq != nil {
+				st.acks, st.acksOK = f.cfg.AckSeq(t), true
 			}
+			r = r.WithContext(context.WithValue(r.Context(), readStateKey{}, st))
 			cacheKey, cacheable = req.key(t, gen), ok && frozen
 		}
 		f.waitVisible(r.Context(), t)

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strings"
@@ -61,6 +62,41 @@ func TestExtentsAnswerAsCold(t *testing.T) {
 			}
 			if !strings.Contains(want, `"9"`) { // 8 early entries and the late one in a window
 				t.Errorf("the late entry is not in the cold answer: the check proves nothing: %s", want)
+			}
+		})
+	}
+}
+
+// TestSoleWriterExtentsAnswerAsCold: with vloki the only writer, range
+// queries at a live "now" reuse steps up to now, and every push drops the
+// steps it touches: under pushes of entries at any time in the range
+// (late, in between, current), each refreshed answer equals a cold one.
+func TestSoleWriterExtentsAnswerAsCold(t *testing.T) {
+	for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = "on" }) {
+		t.Run(tg.name, func(t *testing.T) {
+			tenant := fmt.Sprintf("live%d", time.Now().UnixNano())
+			rng := rand.New(rand.NewPCG(11, uint64(len(tg.name))))
+			queries := []string{`sum by (app) (count_over_time({job="live"}[1m]))`, `rate({job="live", app="a"}[5m])`, `sum(bytes_over_time({job="live"}[2m]))`}
+			for i := range 30 {
+				now := time.Now()
+				for range rng.IntN(4) {
+					at := now.Add(-time.Duration(rng.Int64N(int64(40 * time.Minute))))
+					tg.pushJSON(t, tenant, jsonPush(map[string]string{"job": "live", "app": pick(rng, "a", "b")}, entry{ns(at), fmt.Sprintf("entry %d", i)}))
+				}
+				for _, q := range queries {
+					p := url.Values{"query": {q}, "start": {ns(now.Add(-30 * time.Minute).Truncate(15 * time.Second))}, "end": {ns(now)}, "step": {"15"}}
+					_, warm := metricResult(t, tg.get(t, "/loki/api/v1/query_range", tenant, p, nil))
+					_, cold := metricResult(t, tg.get(t, "/loki/api/v1/query_range", tenant, p, map[string]string{"Cache-Control": "no-cache"}))
+					if warm != cold {
+						t.Fatalf("round %d, %s:\nwarm %s\ncold %s", i, q, warm, cold)
+					}
+				}
+				time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
+			}
+			if reused := metricValue(t, tg, "vloki_extent_steps_reused_total"); reused < 1000 {
+				t.Fatalf("only %v steps reused: the check proves nothing", reused)
+			} else {
+				t.Logf("%v steps reused", reused)
 			}
 		})
 	}

@@ -24,7 +24,7 @@ func TestStreamIndexMatchesStorage(t *testing.T) {
 			withIndex := func(mode string) target {
 				cfg := config.Default()
 				cfg.Auth.Enabled = true
-				cfg.Frontend.StreamIndex = mode
+				cfg.Backend.SoleWriter = mode
 				cfg.Frontend.CacheResults = false
 				tg, _ := serve(t, cfg, b.Client, b.Name+"-index-"+mode)
 				return tg

@@ -62,7 +62,7 @@ func serveDataset(ds []Stream) (cold, warm, indexed string, c *backend.Client, e
 	coldCfg := config.Default()
 	coldCfg.Frontend.CacheResults, coldCfg.Frontend.Coalesce = false, false
 	indexCfg := coldCfg
-	indexCfg.Frontend.StreamIndex = "on"
+	indexCfg.Backend.SoleWriter = "on"
 	if cold, err = serve(coldCfg); err != nil {
 		return "", "", "", nil, err
 	}

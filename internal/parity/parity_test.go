@@ -53,7 +53,7 @@ func TestParity(t *testing.T) {
 	for _, b := range append(vltest.Both(t), cluster) {
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := config.Default()
-			cfg.Frontend.StreamIndex = "on" // every row is pushed through this vloki
+			cfg.Backend.SoleWriter = "on" // every row is pushed through this vloki
 			app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), b.Client, b.Name, func() {})
 			if err != nil {
 				t.Fatal(err)

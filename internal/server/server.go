@@ -17,6 +17,7 @@ import (
 
 	promodel "github.com/prometheus/common/model"
 
+	"github.com/vloki/vloki/internal/acklog"
 	"github.com/vloki/vloki/internal/api"
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/backend/embedded"
@@ -84,8 +85,8 @@ func New(cfg config.Config, log *slog.Logger) (*App, error) {
 		eng.Stop()
 		return nil, err
 	}
-	if cfg.Frontend.StreamIndex == "auto" {
-		cfg.Frontend.StreamIndex = "on" // the embedded engine has no other writer
+	if cfg.Backend.SoleWriter == "auto" {
+		cfg.Backend.SoleWriter = "on" // the embedded engine has no other writer
 	}
 	app, err := Assemble(cfg, log, m, c, "embedded ("+cfg.Storage.Path+")", eng.Stop)
 	if err != nil {
@@ -115,7 +116,11 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	}
 	limits := pushLimits(cfg.Limits)
 	tails, visible := tailhub.New(), visibility.New(c.Flush)
-	front := newFrontend(cfg.Frontend, m, log, visible.Wait)
+	var acks *acklog.Log
+	if soleWriter(cfg) {
+		acks = acklog.New()
+	}
+	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks)
 	otlpConfig := cfg.Limits.OTLPConfig
 	if err := otlpConfig.Compile(); err != nil {
 		return nil, fmt.Errorf("limits.otlp_config: %w", err)
@@ -134,13 +139,19 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		w.OnAck = append(w.OnAck, streams.Acked)
 		w.OnFail = append(w.OnFail, streams.Failed)
 	}
+	if acks != nil {
+		// After visible.Acked: a request that reads a push's number also
+		// waits for that push to be searchable.
+		w.OnAck = append(w.OnAck, acks.Acked)
+		w.OnFail = append(w.OnFail, acks.Failed)
+	}
 	eng := engine.New(c, engine.Limits{
 		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
 		QueryTimeout:   cfg.Limits.QueryTimeout,
 		MaxQueryLength: cfg.Limits.MaxQueryLength,
 		// The budget counts what the query holds, not the answer.
 		MaxBufferedBytes: cfg.Limits.MaxQueryBufferedBytes,
-	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m))
+	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m, acks))
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()
@@ -235,7 +246,7 @@ func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
 // newStreamIndex builds the stream index when it is on and no foreign
 // data is served (rows other agents write are not in it).
 func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics) (*streamindex.Index, error) {
-	if cfg.Frontend.StreamIndex != "on" || cfg.Backend.ForeignData {
+	if !soleWriter(cfg) {
 		return nil, nil
 	}
 	var retention flagutil.RetentionDuration
@@ -250,6 +261,13 @@ func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics) (*
 	return ix, nil
 }
 
+// soleWriter: vloki is the only writer into VictoriaLogs ("auto" is
+// resolved by New: on with the embedded engine). Foreign data means
+// others write.
+func soleWriter(cfg config.Config) bool {
+	return cfg.Backend.SoleWriter == "on" && !cfg.Backend.ForeignData
+}
+
 // newQueue sizes the query admission queue for this machine.
 func newQueue(c config.QueryScheduler) *queue.Queue {
 	all, long := c.Slots(runtime.GOMAXPROCS(0))
@@ -258,12 +276,15 @@ func newQueue(c config.QueryScheduler) *queue.Queue {
 
 // newExtents builds the store of range queries' frozen steps, nil when
 // off.
-func newExtents(c config.Frontend, m *metrics.Metrics) *engine.Extents {
+func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *engine.Extents {
 	if !c.CacheResults || c.ExtentsMaxBytes <= 0 {
 		return nil
 	}
-	store := frontend.NewExtentStore(c.ExtentsMaxBytes)
+	store := frontend.NewExtentStore[*engine.Extent](c.ExtentsMaxBytes)
 	x := &engine.Extents{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now, Generation: frontend.GenerationFrom}
+	if acks != nil {
+		x.Acks, x.AckSeq = acks, frontend.AckSeqFrom
+	}
 	m.RegisterExtents(func() metrics.ExtentFigures {
 		f := metrics.ExtentFigures{}
 		f.Bytes, f.Entries, f.Evictions = store.Usage()
@@ -274,8 +295,11 @@ func newExtents(c config.Frontend, m *metrics.Metrics) *engine.Extents {
 }
 
 // newFrontend builds the query frontend and exposes its figures.
-func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error) *frontend.Frontend {
+func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error, acks *acklog.Log) *frontend.Frontend {
 	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible}
+	if acks != nil {
+		fc.AckSeq = acks.Seq
+	}
 	var mem *frontend.Memory
 	if c.CacheResults {
 		remote := frontend.RemoteConfig{TTL: c.ResultsCacheTTL, MaxItemBytes: 1 << 20, Timeout: 200 * time.Millisecond, Log: log}
