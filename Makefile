@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record docs bench-capacity
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record docs bench-capacity dedup-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -67,6 +67,11 @@ parity-diff:
 canary-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  CANARY_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLokiCanary$$' -v -timeout 10m ./internal/integration/
+
+## dedup-record: Loki's answers to repeated pushes, which TestDuplicatePushesMatchLoki compares vloki's with (not part of CI)
+dedup-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  DEDUP_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestDuplicatePushesMatchLoki$$' -v ./internal/integration/
 
 ## otlp-record: Loki's answers to the OTLP tests' exports, from fresh Loki v3.7.8s with the default and the tests' otlp_config (not part of CI)
 otlp-record:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/dedup"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
 )
@@ -17,6 +18,9 @@ type Writer struct {
 	Limits  push.Limits
 	// Rate is the per-tenant ingestion rate limit (nil: none).
 	Rate *RateLimiter
+	// Dedup, when set (vloki the only writer), drops the entries their
+	// streams already hold; repeats within a push are dropped always.
+	Dedup *dedup.Deduper
 	// BeforeWrite are told of every push about to be written.
 	BeforeWrite []func(context.Context, backend.Tenant)
 	// OnAck are told of every push VictoriaLogs acknowledged (live tails,
@@ -67,12 +71,24 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 		return err
 	}
 	renameClashingMetadata(streams)
+	// Loki's ingesters drop repeats after its distributor counted the rate.
+	streams = dedup.Within(streams)
+	for _, f := range w.BeforeWrite {
+		f(ctx, t)
+	}
+	if w.Dedup != nil {
+		kept, done, err := w.Dedup.Begin(ctx, t, streams)
+		if err != nil {
+			return err
+		}
+		defer done() // once acknowledged and told: the next push of these streams sees them
+		if streams = kept; len(streams) == 0 {
+			return nil // every entry was there already: Loki accepts the push
+		}
+	}
 	body, err := Encode(streams)
 	if err != nil {
 		return &push.Error{Status: 400, Msg: err.Error()}
-	}
-	for _, f := range w.BeforeWrite {
-		f(ctx, t)
 	}
 	if err := w.Backend.PushLoki(ctx, t, body); err != nil {
 		for _, f := range w.OnFail {

@@ -22,7 +22,9 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/backend/embedded"
 	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/dedup"
 	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
@@ -135,6 +137,10 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return nil, err
 	}
 	if streams != nil {
+		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Wait: visible.Wait,
+			Lookup: func(ctx context.Context, t backend.Tenant, ls model.Labels, from, to int64, fn func(model.Entry)) error {
+				return exec.StoredEntries(ctx, c, t, ls, from, to, fn)
+			}}
 		w.BeforeWrite = append(w.BeforeWrite, streams.Prepare)
 		w.OnAck = append(w.OnAck, streams.Acked)
 		w.OnFail = append(w.OnFail, streams.Failed)

@@ -140,6 +140,24 @@ func (ix *Index) tenantLocked(t backend.Tenant) *tenant {
 	return tn
 }
 
+// Newest is the newest timestamp the stream may hold: the newest pushed to
+// it, or the tenant's horizon when that is later (rows stored before the
+// index); false when the index cannot tell (horizon unknown, or a stream
+// of the tenant was not kept).
+func (ix *Index) Newest(t backend.Tenant, ls model.Labels) (int64, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	tn := ix.tenants[t]
+	if tn == nil || !tn.known || tn.full {
+		return 0, false
+	}
+	newest := tn.horizon
+	if st := tn.streams[ls.String()]; st != nil {
+		newest = max(newest, st.max)
+	}
+	return newest, true
+}
+
 // Request is a label names (Name empty) or label values request.
 type Request struct {
 	Matchers   []*logql.Matcher
