@@ -30,6 +30,7 @@ func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
 	res, err := s.d.Engine.Range(r.Context(), tenantFrom(r.Context()), engine.RangeRequest{
 		Expr: expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
 		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: flags.Categorize(),
+		QueryTags: r.Header.Get("X-Query-Tags"),
 	})
 	if err != nil {
 		writeError(w, err)

@@ -5,10 +5,9 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
-	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/plan"
 )
 
@@ -35,30 +34,19 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	query := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: q.Start.UnixNano(), End: q.End.UnixNano() - 1}, plan.StreamFilter(ms, f)},
-		Pipes:  []logsql.Pipe{logsql.IndexStats{Lines: backend.LineBytesPipe}},
-	}
-	var streams, entries, bytes int64
-	err = s.d.Backend.Query(r.Context(), tenantFrom(r.Context()), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
-		entries, _ = strconv.ParseInt(string(row.Get("c")), 10, 64)
-		streams, _ = strconv.ParseInt(string(row.Get("s")), 10, 64)
-		var err error
-		bytes, err = logsql.ParseLineBytes(row.Get("b"), row.Get("b0"))
-		return err
-	})
+	st, err := exec.ReadIndexStats(r.Context(), s.d.Backend, tenantFrom(r.Context()), plan.StreamFilter(ms, f), q.Start.UnixNano(), q.End.UnixNano()-1)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	b := []byte(`{"streams":`)
-	b = strconv.AppendInt(b, streams, 10)
+	b = strconv.AppendInt(b, st.Streams, 10)
 	b = append(b, `,"chunks":`...)
-	b = strconv.AppendInt(b, streams, 10)
+	b = strconv.AppendInt(b, st.Streams, 10)
 	b = append(b, `,"bytes":`...)
-	b = strconv.AppendInt(b, bytes, 10)
+	b = strconv.AppendInt(b, st.Bytes, 10)
 	b = append(b, `,"entries":`...)
-	b = strconv.AppendInt(b, entries, 10)
+	b = strconv.AppendInt(b, st.Entries, 10)
 	_, _ = w.Write(append(b, "}\n"...))
 }

@@ -107,6 +107,10 @@ type Limits struct {
 	// reading rows (samples, per-series buckets); over it the query fails
 	// with a 400 rather than growing without bound. 0: unlimited.
 	MaxQueryBufferedBytes int64 `yaml:"max_query_buffered_bytes"`
+	// MaxQueryBytesRead is Loki's max_query_bytes_read: a metric query, or
+	// a log query with a filter, whose selectors would read more line
+	// bytes over its range is refused before it runs. 0: unlimited.
+	MaxQueryBytesRead int64 `yaml:"max_query_bytes_read"`
 	// OTLPConfig is Loki's otlp_config: what becomes of OpenTelemetry
 	// resource, scope and log attributes (YAML only).
 	OTLPConfig otlp.Config `yaml:"otlp_config"`
@@ -311,6 +315,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
 	case c.Backend.SoleWriter != "auto" && c.Backend.SoleWriter != "on" && c.Backend.SoleWriter != "off":
 		return fmt.Errorf("backend.sole_writer %q: want auto, on or off", c.Backend.SoleWriter)
+	case c.Limits.MaxQueryBytesRead < 0:
+		return errors.New("limits.max_query_bytes_read must be >= 0")
 	case c.Limits.MaxQueryBufferedBytes < 0:
 		return errors.New("limits.max_query_buffered_bytes must be >= 0")
 	case c.Memory.AllowedPercent < 1 || c.Memory.AllowedPercent > 100:

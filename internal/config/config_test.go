@@ -1,11 +1,9 @@
 package config
 
 import (
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -64,21 +62,4 @@ func TestMemorySettings(t *testing.T) {
 	if _, err := Load([]string{"-memory.allowed-percent", "0"}, io.Discard); err == nil {
 		t.Fatal("want error for memory.allowed_percent 0")
 	}
-}
-
-// TestEveryFlagDocumented: README's configuration table names every flag
-// vloki takes.
-func TestEveryFlagDocumented(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fs := flag.NewFlagSet("vloki", flag.ContinueOnError)
-	cfg := Default()
-	bindFlags(fs, &cfg)
-	fs.VisitAll(func(f *flag.Flag) {
-		if !strings.Contains(string(readme), "`-"+f.Name+"`") {
-			t.Errorf("README's configuration table lacks -%s", f.Name)
-		}
-	})
 }

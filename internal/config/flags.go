@@ -46,6 +46,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.QueryScheduler.MaxConcurrentLong, "query-scheduler.max-concurrent-long", c.QueryScheduler.MaxConcurrentLong, "of those, how many may be long (0: half), so short queries never wait behind long ones")
 	fs.DurationVar(&c.QueryScheduler.LongQuerySpan, "query-scheduler.long-query-span", c.QueryScheduler.LongQuerySpan, "time span from which a query is long")
 	fs.IntVar(&c.QueryScheduler.MaxOutstandingPerTenant, "query-scheduler.max-outstanding-requests-per-tenant", c.QueryScheduler.MaxOutstandingPerTenant, "queued queries per tenant beyond which vloki answers 429 too many outstanding requests (0: unbounded)")
+	fs.Int64Var(&c.Limits.MaxQueryBytesRead, "limits.max-query-bytes-read", c.Limits.MaxQueryBytesRead, "Loki's max_query_bytes_read: line bytes the selectors of a metric query, or of a log query with a filter, may read over its range, measured before it runs; above it a 400 (0: unlimited)")
 	fs.Int64Var(&c.Limits.MaxQueryBufferedBytes, "limits.max-query-buffered-bytes", c.Limits.MaxQueryBufferedBytes, "bytes one metric query may hold while reading rows; over it the query fails with a 400 (0: unlimited)")
 	fs.Float64Var(&c.Memory.AllowedPercent, "memory.allowed-percent", c.Memory.AllowedPercent, "percent of the machine's memory the process may use: the embedded VictoriaLogs' cache sizes and Go's soft memory limit")
 	fs.Int64Var(&c.Memory.AllowedBytes, "memory.allowed-bytes", c.Memory.AllowedBytes, "bytes the process may use; overrides -memory.allowed-percent when > 0")

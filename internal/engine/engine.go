@@ -28,6 +28,9 @@ type Limits struct {
 	// MaxBufferedBytes bounds what one metric query holds while it reads
 	// rows (0: unlimited).
 	MaxBufferedBytes int64
+	// MaxQueryBytesRead is Loki's max_query_bytes_read: the line bytes a
+	// query's selectors may read, measured before it runs (0: unlimited).
+	MaxQueryBytesRead int64
 }
 
 // Engine runs queries against one backend.
@@ -76,6 +79,9 @@ type RangeRequest struct {
 	Limit      int
 	Direction  exec.Direction
 	Categorize bool
+	// QueryTags is the X-Query-Tags header ("datasample" queries are not
+	// measured against MaxQueryBytesRead).
+	QueryTags string
 }
 
 // InstantRequest is a query call.
@@ -101,6 +107,9 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	if !ok {
 		step := req.Step.Milliseconds() * 1e6
 		start, end := alignToStep(req.Start.UnixNano(), req.End.UnixNano(), step)
+		if err := e.checkBytesRead(ctx, t, req.Expr, start, end); err != nil {
+			return nil, contextError(ctx, err)
+		}
 		return e.metric(ctx, t, metricQuery{expr: req.Expr, text: req.Text}, start, end, step, req.Direction == exec.Backward)
 	}
 	f, err := e.Foreign(ctx, t, req.Start.UnixNano(), req.End.UnixNano())
@@ -110,6 +119,11 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	lq, err := plan.CompileLog(sel, f)
 	if err != nil {
 		return nil, err
+	}
+	if logQuerySized(sel, req.QueryTags) {
+		if err := e.checkBytesRead(ctx, t, sel, req.Start.UnixNano(), req.End.UnixNano()); err != nil {
+			return nil, contextError(ctx, err)
+		}
 	}
 	res, err := exec.RunLogs(ctx, e.c, t, exec.LogRequest{
 		Query: lq, Start: req.Start.UnixNano(), End: req.End.UnixNano(), Limit: req.Limit,
@@ -129,6 +143,9 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
 	defer cancel()
 	ts := req.Time.UnixNano()
+	if err := e.checkBytesRead(ctx, t, req.Expr, ts, ts); err != nil {
+		return nil, contextError(ctx, err)
+	}
 	return e.metric(ctx, t, metricQuery{expr: req.Expr}, ts, ts, 0, false)
 }
 

@@ -156,7 +156,8 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		QueryTimeout:   cfg.Limits.QueryTimeout,
 		MaxQueryLength: cfg.Limits.MaxQueryLength,
 		// The budget counts what the query holds, not the answer.
-		MaxBufferedBytes: cfg.Limits.MaxQueryBufferedBytes,
+		MaxBufferedBytes:  cfg.Limits.MaxQueryBufferedBytes,
+		MaxQueryBytesRead: cfg.Limits.MaxQueryBytesRead,
 	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m, acks))
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
