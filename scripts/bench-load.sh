@@ -12,29 +12,8 @@
 # BENCH_OUT (bench-results), BENCH_EACH (workloads whose queries are also
 # timed one at a time into each.md; BENCH_EACH_RUNS requests each, 15).
 set -euo pipefail
-here=$(cd "$(dirname "$0")/.." && pwd)
-cd "$here"
+source "$(dirname "$0")/bench-lib.sh"
 out=${BENCH_OUT:-bench-results}
-work=$(mktemp -d "${TMPDIR:-/tmp}/vloki-bench.XXXXXX")
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do while kill -0 "$p" 2>/dev/null; do sleep 0.2; done; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-wait_ready() { for _ in $(seq 1 240); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.25; done; echo "not ready: $1" >&2; return 1; }
-
-cache=${VLOKI_CACHE:-$HOME/.cache/vloki}
-vlbin=$cache/victoria-logs-v1.121.0/victoria-logs
-if [[ ! -x $vlbin ]]; then
-  mkdir -p "$(dirname "$vlbin")"
-  CGO_ENABLED=0 go build -o "$vlbin" github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-logs
-fi
-CGO_ENABLED=0 go build -o "$work/vloki" ./cmd/vloki
-CGO_ENABLED=0 go build -o "$work/vloki-bench" ./cmd/vloki-bench
 
 vl_port=$(free_port)
 "$vlbin" -httpListenAddr=127.0.0.1:$vl_port -storageDataPath="$work/vl" -retentionPeriod=100y \

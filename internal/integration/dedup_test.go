@@ -1,12 +1,9 @@
 package integration
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,12 +12,6 @@ import (
 	"github.com/vloki/vloki/internal/parity"
 	"github.com/vloki/vloki/internal/vltest"
 )
-
-// dedupRecord is what Loki answered to the duplicate pushes and queries.
-type dedupRecord struct {
-	Pushes  []int           `json:"pushes"`
-	Answers []parity.Answer `json:"answers"`
-}
 
 // dedupPushes repeat entries within a push and across pushes (an agent's
 // retry, whole and in part, alone and beside another stream), with the
@@ -72,50 +63,23 @@ func dedupQueries() []parity.Case {
 // with make dedup-record), on both backends with vloki the only writer.
 func TestDuplicatePushesMatchLoki(t *testing.T) {
 	pushes, queries := dedupPushes(), dedupQueries()
-	path := filepath.Join("testdata", "dedup_loki.json")
-	if u := os.Getenv("DEDUP_RECORD_LOKI_URL"); u != "" {
-		rec := dedupRecord{Pushes: sendPushes(t, u, "", pushes)}
-		time.Sleep(2 * time.Second)
-		for _, c := range queries {
-			a, err := parity.Ask(context.Background(), u, "", c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec.Answers = append(rec.Answers, a)
-		}
-		b, err := json.MarshalIndent(rec, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	lokiPushes, lokiAnswers, compare := lokiGolden(t, "dedup_loki.json", os.Getenv("DEDUP_RECORD_LOKI_URL"),
+		func(base string) []int {
+			statuses := sendPushes(t, base, "", pushes)
+			time.Sleep(2 * time.Second) // Loki's ingesters answer at once; a margin anyway
+			return statuses
+		}, queries)
+	if !compare {
 		return
-	}
-	var loki dedupRecord
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &loki); err != nil {
-		t.Fatal(err)
 	}
 	for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = "on" }) {
 		t.Run(tg.name, func(t *testing.T) {
 			tenant := fmt.Sprintf("dedup%d", time.Now().UnixNano()) // the embedded engine outlives one run
-			if got := sendPushes(t, tg.url, tenant, pushes); fmt.Sprint(got) != fmt.Sprint(loki.Pushes) {
-				t.Errorf("push statuses %v, Loki %v", got, loki.Pushes)
+			if got := sendPushes(t, tg.url, tenant, pushes); fmt.Sprint(got) != fmt.Sprint(lokiPushes) {
+				t.Errorf("push statuses %v, Loki %v", got, lokiPushes)
 			}
 			vltest.Flush(t, tg.vl)
-			for i, c := range queries {
-				a, err := parity.Ask(context.Background(), tg.url, tenant, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := parity.Compare(c, loki.Answers[i], a); d != nil {
-					t.Errorf("%s: %v", c.ID, d)
-				}
-			}
+			compareAnswers(t, tg.url, tenant, queries, lokiAnswers)
 		})
 	}
 }

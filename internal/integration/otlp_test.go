@@ -3,8 +3,6 @@ package integration
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -38,13 +36,6 @@ type otlpPushAnswer struct {
 	Name    string `json:"name"`
 	Status  int    `json:"status"`
 	Message string `json:"message,omitempty"`
-}
-
-// otlpRecord is Loki v3.7.8's side: the push answers and the answers to
-// queries over what the pushes stored.
-type otlpRecord struct {
-	Pushes  []otlpPushAnswer `json:"pushes"`
-	Answers []parity.Answer  `json:"answers"`
 }
 
 var otlpAt = parity.Anchor.Add(time.Hour)
@@ -223,35 +214,14 @@ func TestOTLPOverridesMatchLoki(t *testing.T) {
 // embedded engine is shared), with them.
 func compareOTLP(t *testing.T, golden, tenant string, cfg *otlp.Config) {
 	exports, queries := otlpExports(t), otlpQueries()
-	path := filepath.Join("testdata", golden)
-	if u := os.Getenv("OTLP_RECORD_LOKI_URL"); u != "" {
-		if os.Getenv("OTLP_RECORD_GOLDEN") != golden {
-			t.Skipf("recording %s only", os.Getenv("OTLP_RECORD_GOLDEN"))
-		}
-		rec := otlpRecord{Pushes: sendOTLP(t, u, "", exports)}
-		for _, c := range queries {
-			a, err := parity.Ask(context.Background(), u, "", c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec.Answers = append(rec.Answers, a)
-		}
-		b, err := json.MarshalIndent(rec, "", "  ")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	recording := os.Getenv("OTLP_RECORD_LOKI_URL")
+	if recording != "" && os.Getenv("OTLP_RECORD_GOLDEN") != golden {
+		t.Skipf("recording %s only", os.Getenv("OTLP_RECORD_GOLDEN"))
+	}
+	lokiPushes, lokiAnswers, compare := lokiGolden(t, golden, recording,
+		func(base string) []otlpPushAnswer { return sendOTLP(t, base, "", exports) }, queries)
+	if !compare {
 		return
-	}
-	var loki otlpRecord
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &loki); err != nil {
-		t.Fatal(err)
 	}
 	for _, tg := range targetsWith(t, func(c *config.Config) {
 		c.Auth.Enabled = true
@@ -261,21 +231,13 @@ func compareOTLP(t *testing.T, golden, tenant string, cfg *otlp.Config) {
 	}) {
 		t.Run(tg.name, func(t *testing.T) {
 			got := sendOTLP(t, tg.url, tenant, exports)
-			for i, want := range loki.Pushes {
+			for i, want := range lokiPushes {
 				if got[i] != want {
 					t.Errorf("push %s: %+v, Loki %+v", want.Name, got[i], want)
 				}
 			}
 			vltest.Flush(t, tg.vl)
-			for i, c := range queries {
-				a, err := parity.Ask(context.Background(), tg.url, tenant, c)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := parity.Compare(c, loki.Answers[i], a); d != nil {
-					t.Errorf("%s: %v", c.ID, d)
-				}
-			}
+			compareAnswers(t, tg.url, tenant, queries, lokiAnswers)
 		})
 	}
 }
