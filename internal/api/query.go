@@ -48,6 +48,15 @@ func (s *Server) queryInstant(w http.ResponseWriter, r *http.Request) {
 	}
 	expr, err := s.parseQuery(q.Query, q.Limit)
 	if err != nil {
+		// Loki refuses a log query as an instant query before it builds
+		// its stages, whose errors (templates, ip()) come later.
+		if lenient, lerr := logql.ParseForFormat(q.Query); lerr == nil {
+			if _, ok := lenient.(logql.LogSelectorExpr); ok {
+				expr, err = lenient, nil
+			}
+		}
+	}
+	if err != nil {
 		writeError(w, err)
 		return
 	}

@@ -22,13 +22,16 @@ type Entry interface {
 	SetErrorOnce(kind, details string)
 }
 
-// StringLabelFilter is `name op "value"`. Its regex is anchored, and `.`
-// does not match a newline (Loki's label filters, unlike selectors).
+// StringLabelFilter is `name op "value"`. Its regex is evaluated as Loki
+// evaluates it (simplifyRegex): mostly anchored, `.` not matching a
+// newline (unlike selectors), some shapes as substring tests.
 type StringLabelFilter struct {
 	Type  MatchType
 	Name  string
 	Value string
 	re    *regexp.Regexp
+	// pattern is the RE2 pattern re was compiled from.
+	pattern string
 }
 
 func newStringLabelFilter(t MatchType, name, value string) (*StringLabelFilter, error) {
@@ -37,7 +40,8 @@ func newStringLabelFilter(t MatchType, name, value string) (*StringLabelFilter, 
 		if _, err := compileRegexp(value); err != nil {
 			return nil, err
 		}
-		re, err := compileRegexp("^(?:" + value + ")$")
+		f.pattern = simplifyRegex(value, true).pattern
+		re, err := compileRegexp(f.pattern)
 		if err != nil {
 			return nil, err
 		}
@@ -45,6 +49,10 @@ func newStringLabelFilter(t MatchType, name, value string) (*StringLabelFilter, 
 	}
 	return f, nil
 }
+
+// Pattern is the RE2 pattern (searched) matching the values a regex
+// filter matches, as Loki evaluates it; "" matches everything.
+func (f *StringLabelFilter) Pattern() string { return f.pattern }
 
 // Match compares the label's value; a missing label compares as "".
 func (f *StringLabelFilter) Match(l Entry) bool {

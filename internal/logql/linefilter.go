@@ -47,6 +47,11 @@ type LineFilterExpr struct {
 	IPs      []*IPMatcher
 	res      []*regexp.Regexp
 	patterns []pattern.Expr
+	// regexes are the RE2 patterns res were compiled from (Loki's
+	// evaluation, simplifyRegex); dropped marks the legs of a positive
+	// `or` that match everything and that Loki drops beside the others.
+	regexes []string
+	dropped []bool
 }
 
 // HasIP reports an ip("...") value.
@@ -74,22 +79,61 @@ func newLineFilter(t LineFilterType, values []string) (*LineFilterExpr, error) {
 		}
 		return f, nil
 	}
-	if t.Regexp() {
-		for _, v := range values {
-			re, err := compileRegexp(v)
-			if err != nil {
-				return nil, err
-			}
-			f.res = append(f.res, re)
+	all := make([]bool, len(values))
+	for i, v := range values {
+		all[i] = !t.Regexp() && v == ""
+		if !t.Regexp() {
+			continue
 		}
+		if _, err := compileRegexp(v); err != nil {
+			return nil, err
+		}
+		lr := simplifyRegex(v, false)
+		re, err := compileRegexp(lr.pattern)
+		if err != nil {
+			return nil, err
+		}
+		f.res, f.regexes, all[i] = append(f.res, re), append(f.regexes, lr.pattern), lr.all
 	}
+	f.dropped = droppedLegs(t, all)
 	return f, nil
+}
+
+// droppedLegs marks the legs of a positive `or` that match everything
+// when another leg does not: Loki joins the legs dropping those.
+func droppedLegs(t LineFilterType, all []bool) []bool {
+	if t.Negative() {
+		return make([]bool, len(all))
+	}
+	someNot := false
+	for _, a := range all {
+		someNot = someNot || !a
+	}
+	if !someNot {
+		return make([]bool, len(all))
+	}
+	return all
+}
+
+// Leg is one value of the filter as Loki evaluates it: its RE2 pattern
+// (a regex or the quoted substring; "" matches everything), or dropped.
+func (f *LineFilterExpr) Leg(i int) (pattern string, dropped bool) {
+	if f.dropped != nil && f.dropped[i] {
+		return "", true
+	}
+	if f.Type.Regexp() {
+		return f.regexes[i], false
+	}
+	return regexp.QuoteMeta(f.Values[i]), false
 }
 
 // Match applies the stage to a line with Loki's semantics.
 func (f *LineFilterExpr) Match(line string) bool {
 	any := false
 	for i, v := range f.Values {
+		if f.dropped != nil && f.dropped[i] {
+			continue
+		}
 		var hit bool
 		switch {
 		case f.IPs != nil && f.IPs[i] != nil:

@@ -22,7 +22,7 @@ import (
 // (DIFF_LOKI_URL, e.g. the oracle of make parity-record) and vloki the
 // same randomly built queries and reports every difference. It explores
 // combinations the corpus does not list; DIFF_N sets how many (default
-// 200), DIFF_SEED the seed, DIFF_GEN=2 the second generator.
+// 200), DIFF_SEED the seed, DIFF_GEN=2 or 3 the second or third generator.
 func TestRandomDifferential(t *testing.T) {
 	loki := os.Getenv("DIFF_LOKI_URL")
 	if loki == "" {
@@ -52,8 +52,11 @@ func TestRandomDifferential(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(seed, 99))
 	gen := randomCase
-	if os.Getenv("DIFF_GEN") == "2" {
+	switch os.Getenv("DIFF_GEN") {
+	case "2":
 		gen = randomCase2
+	case "3":
+		gen = randomCase3
 	}
 	failed := 0
 	for i := 0; i < n; i++ {

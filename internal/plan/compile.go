@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 
-	"github.com/grafana/regexp"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/foreign"
@@ -101,16 +100,16 @@ func CompileLog(sel logql.LogSelectorExpr, f *foreign.Config) (*LogQuery, error)
 // kept too: the line vloki rebuilds for them is checked locally.
 func pushdownLineFilter(f *logql.LineFilterExpr, fc *foreign.Config) logsql.Filter {
 	alts := make(logsql.Or, 0, len(f.Values))
-	for _, v := range f.Values {
-		if !f.Type.Regexp() && v == "" {
+	for i := range f.Values {
+		re, dropped := f.Leg(i)
+		if dropped {
+			continue
+		}
+		if re == "" { // the leg keeps every line
 			if f.Type.Negative() {
 				return logsql.Not{F: logsql.Any{}}
 			}
 			return nil
-		}
-		re := v
-		if !f.Type.Regexp() {
-			re = regexp.QuoteMeta(v)
 		}
 		alts = append(alts, logsql.Regexp{Field: "_msg", Re: re})
 	}
@@ -169,9 +168,9 @@ func pushdownStringFilter(f *logql.StringLabelFilter) (logsql.Filter, bool) {
 	case logql.MatchNotEqual:
 		return logsql.Not{F: logsql.Exact{Field: f.Name, Value: f.Value}}, true
 	case logql.MatchRegexp:
-		return logsql.Regexp{Field: f.Name, Re: "^(?:" + f.Value + ")$"}, true
+		return logsql.Regexp{Field: f.Name, Re: f.Pattern()}, true
 	}
-	return logsql.Not{F: logsql.Regexp{Field: f.Name, Re: "^(?:" + f.Value + ")$"}}, true
+	return logsql.Not{F: logsql.Regexp{Field: f.Name, Re: f.Pattern()}}, true
 }
 
 // reorderStages moves line filters ahead of the other stages of their
