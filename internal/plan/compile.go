@@ -3,7 +3,6 @@ package plan
 import (
 	"fmt"
 
-
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
