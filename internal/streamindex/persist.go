@@ -21,10 +21,10 @@ type savedTenant struct {
 	ProjectID uint32         `json:"project_id"`
 	Horizon   *int64         `json:"horizon,omitempty"`
 	Full      bool           `json:"full,omitempty"`
-	Streams   []savedStreams `json:"streams"`
+	Streams   []savedStream `json:"streams"`
 }
 
-type savedStreams struct {
+type savedStream struct {
 	Labels   model.Labels `json:"labels"`
 	Min, Max int64
 }
@@ -42,7 +42,7 @@ func (ix *Index) Save(path string) error {
 			st.Horizon = &h
 		}
 		for _, x := range tn.streams {
-			st.Streams = append(st.Streams, savedStreams{Labels: x.labels, Min: x.min, Max: x.max})
+			st.Streams = append(st.Streams, savedStream{Labels: x.labels, Min: x.min, Max: x.max})
 		}
 		s.Tenants = append(s.Tenants, st)
 	}
