@@ -17,10 +17,10 @@ type saved struct {
 }
 
 type savedTenant struct {
-	AccountID uint32         `json:"account_id"`
-	ProjectID uint32         `json:"project_id"`
-	Horizon   *int64         `json:"horizon,omitempty"`
-	Full      bool           `json:"full,omitempty"`
+	AccountID uint32        `json:"account_id"`
+	ProjectID uint32        `json:"project_id"`
+	Horizon   *int64        `json:"horizon,omitempty"`
+	Full      bool          `json:"full,omitempty"`
 	Streams   []savedStream `json:"streams"`
 }
 
