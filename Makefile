@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record docs bench-capacity dedup-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record patterns-record docs bench-capacity dedup-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -72,6 +72,11 @@ canary-record:
 dedup-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  DEDUP_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestDuplicatePushesMatchLoki$$' -v ./internal/integration/
+
+## patterns-record: Loki's /patterns answers (pattern ingester on) to the data of TestPatternsMatchLoki, placed in the last three hours (not part of CI)
+patterns-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  PATTERNS_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestPatternsMatchLoki$$' -v ./internal/integration/
 
 ## otlp-record: Loki's answers to the OTLP tests' exports, from fresh Loki v3.7.8s with the default and the tests' otlp_config (not part of CI)
 otlp-record:

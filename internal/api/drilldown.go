@@ -20,8 +20,8 @@ type DrilldownLimits struct {
 }
 
 // drilldownLimits serves /loki/api/v1/drilldown-limits. Like Loki it needs
-// X-Scope-OrgID even when auth is off. pattern_ingester_enabled is false:
-// vloki has no patterns yet, so Drilldown hides that tab.
+// X-Scope-OrgID even when auth is off. pattern_ingester_enabled tells
+// Drilldown whether to show its Patterns tab.
 func (s *Server) drilldownLimits(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get(tenant.Header) == "" {
 		writeText(w, http.StatusUnauthorized, "no org id\n")
@@ -48,7 +48,7 @@ func (s *Server) drilldownLimits(w http.ResponseWriter, r *http.Request) {
 			"volume_enabled":              true,
 			"volume_max_series":           1000,
 		},
-		"pattern_ingester_enabled": false,
+		"pattern_ingester_enabled": s.d.Patterns.Enabled,
 		"version":                  Version,
 	}
 	w.Header().Set("Content-Type", "application/json")

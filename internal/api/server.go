@@ -36,6 +36,8 @@ type Deps struct {
 	MaxPushBodyBytes int64
 	// OTLP maps OpenTelemetry attributes (nil: Loki's default).
 	OTLP *otlp.Config
+	// Patterns configures /loki/api/v1/patterns.
+	Patterns Patterns
 	// MaxEntriesLimitPerQuery is Loki's max_entries_limit_per_query.
 	MaxEntriesLimitPerQuery int
 	// MaxQueryLength is Loki's max_query_length (0: unlimited).

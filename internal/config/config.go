@@ -28,6 +28,7 @@ type Config struct {
 	// QueryScheduler bounds the queries that run at once.
 	QueryScheduler QueryScheduler `yaml:"query_scheduler"`
 	Memory         Memory         `yaml:"memory"`
+	Patterns       Patterns       `yaml:"patterns"`
 	Log            Log            `yaml:"log"`
 	// Demo feeds a few services' logs in continuously.
 	Demo bool `yaml:"demo"`
@@ -188,6 +189,17 @@ func (c Config) TailFromBackend() bool {
 	return c.Backend.URL != "" || c.Backend.SelectURL != ""
 }
 
+// Patterns configures /loki/api/v1/patterns (Logs Drilldown's Patterns
+// tab), mined at query time as Loki's pattern ingester mines at ingestion.
+type Patterns struct {
+	// Enabled answers patterns (Loki with pattern_ingester.enabled); off
+	// answers none, as Loki's default does.
+	Enabled bool `yaml:"enabled"`
+	// MaxLines is how many of the newest lines of the last three hours one
+	// patterns request reads and clusters (bounds its memory and time).
+	MaxLines int `yaml:"max_lines"`
+}
+
 // Memory bounds the whole process. vloki usually shares its machine (with
 // VictoriaLogs, or with other services): VictoriaMetrics' default of 60%
 // of the machine for caches alone is too much for such a process.
@@ -238,7 +250,8 @@ func Default() Config {
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
 		},
-		Memory: Memory{AllowedPercent: 25},
+		Memory:   Memory{AllowedPercent: 25},
+		Patterns: Patterns{Enabled: true, MaxLines: 100_000},
 		Log:    Log{Level: "info", Format: "logfmt"},
 	}
 }

@@ -50,6 +50,8 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.Int64Var(&c.Limits.MaxQueryBufferedBytes, "limits.max-query-buffered-bytes", c.Limits.MaxQueryBufferedBytes, "bytes one metric query may hold while reading rows; over it the query fails with a 400 (0: unlimited)")
 	fs.Float64Var(&c.Memory.AllowedPercent, "memory.allowed-percent", c.Memory.AllowedPercent, "percent of the machine's memory the process may use: the embedded VictoriaLogs' cache sizes and Go's soft memory limit")
 	fs.Int64Var(&c.Memory.AllowedBytes, "memory.allowed-bytes", c.Memory.AllowedBytes, "bytes the process may use; overrides -memory.allowed-percent when > 0")
+	fs.BoolVar(&c.Patterns.Enabled, "patterns.enabled", c.Patterns.Enabled, "answer /loki/api/v1/patterns (Logs Drilldown's Patterns tab) as Loki with its pattern ingester on; off answers none, as Loki's default")
+	fs.IntVar(&c.Patterns.MaxLines, "patterns.max-lines", c.Patterns.MaxLines, "newest lines of the last 3 hours one patterns request reads and clusters")
 	fs.StringVar(&c.Log.Level, "log.level", c.Log.Level, "log level: debug, info, warn, error")
 	fs.StringVar(&c.Log.Format, "log.format", c.Log.Format, "log format: logfmt or json")
 	fs.BoolVar(&c.Demo, "demo", c.Demo, "feed a few demo services' logs in continuously")

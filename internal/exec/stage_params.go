@@ -2,7 +2,7 @@ package exec
 
 import (
 	"github.com/grafana/jsonparser"
-
+	"github.com/vloki/vloki/internal/logfmt"
 	"github.com/vloki/vloki/internal/logql"
 )
 
@@ -80,11 +80,11 @@ func parseLogfmtParams(s *entryState, e *logql.LogfmtExpr) {
 			s.set(p.Name, "")
 		}
 	}
-	sc := logfmtScanner{line: []byte(s.line)}
-	for !sc.eol() {
-		key, value, ok := sc.next()
+	sc := logfmt.NewScanner([]byte(s.line))
+	for !sc.EOL() {
+		key, value, ok := sc.Next()
 		if !ok {
-			if e.Strict && sc.err != "" {
+			if e.Strict && sc.Err() != "" {
 				break
 			}
 			continue
@@ -111,8 +111,8 @@ func parseLogfmtParams(s *entryState, e *logql.LogfmtExpr) {
 		}
 		s.set(name, string(value))
 	}
-	if e.Strict && sc.err != "" {
-		s.parserError(logfmtParserErr, sc.err)
+	if e.Strict && sc.Err() != "" {
+		s.parserError(logfmtParserErr, sc.Err())
 	}
 }
 

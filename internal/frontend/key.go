@@ -20,8 +20,9 @@ type request struct {
 	// the request reads up to "now".
 	end    time.Time
 	hasEnd bool
-	// mayReadAhead marks a query that reads past its end (a negative
-	// offset): never cached.
+	// mayReadAhead marks a request whose answer depends on data after its
+	// end (a negative offset; patterns, whose templates later lines still
+	// refine and whose window moves with now): never cached.
 	mayReadAhead bool
 }
 
@@ -56,7 +57,7 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 		b.WriteByte('\x00')
 		b.WriteString(r.Header.Get(h))
 	}
-	req := &request{canonical: b.String(), mayReadAhead: negativeOffset.MatchString(r.Form.Get("query"))}
+	req := &request{canonical: b.String(), mayReadAhead: route == "patterns" || negativeOffset.MatchString(r.Form.Get("query"))}
 	endParam := "end"
 	if route == "query" {
 		endParam = "time"

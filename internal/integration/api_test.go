@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vloki/vloki/internal/config"
 )
 
 func TestPostFormQueryAndCategorizedMetadata(t *testing.T) {
@@ -206,8 +208,10 @@ func TestDetectedFields(t *testing.T) {
 	}
 }
 
-func TestPatternsAnswerAsDefaultLoki(t *testing.T) {
-	for _, tg := range targets(t) {
+// With -patterns.enabled=false vloki answers as Loki's default (pattern
+// ingester off): valid requests get no patterns, and Drilldown is told.
+func TestPatternsOffAnswerAsDefaultLoki(t *testing.T) {
+	for _, tg := range targetsWith(t, func(c *config.Config) { c.Patterns.Enabled = false }) {
 		t.Run(tg.name, func(t *testing.T) {
 			p := url.Values{"query": {`{app="x"}`}, "start": {ns(base)}, "end": {ns(base.Add(time.Minute))}}
 			if r := tg.get(t, "/loki/api/v1/patterns", "pt", p, nil); r.status != 200 || string(r.body) != `{"status":"success","data":[]}`+"\n" {
@@ -216,6 +220,10 @@ func TestPatternsAnswerAsDefaultLoki(t *testing.T) {
 			p.Set("query", `{app=~".*"}`)
 			if r := tg.get(t, "/loki/api/v1/patterns", "pt", p, nil); r.status != 400 {
 				t.Fatalf("empty-compatible selector: %d %s", r.status, r.body)
+			}
+			r := tg.get(t, "/loki/api/v1/drilldown-limits", "pt", nil, nil)
+			if !strings.Contains(string(r.body), `"pattern_ingester_enabled":false`) {
+				t.Fatalf("drilldown-limits: %s", r.body)
 			}
 		})
 	}
@@ -232,7 +240,7 @@ func TestDrilldownLimitsAndRules(t *testing.T) {
 	if err := json.Unmarshal(r.body, &body); err != nil || r.status != 200 {
 		t.Fatalf("drilldown-limits: %d %s", r.status, r.body)
 	}
-	if body.Limits["max_entries_limit_per_query"] != float64(5000) || body.Version != "3.7.8" || body.PatternIngesterEnabled {
+	if body.Limits["max_entries_limit_per_query"] != float64(5000) || body.Version != "3.7.8" || !body.PatternIngesterEnabled {
 		t.Fatalf("drilldown-limits: %s", r.body)
 	}
 	if r := tg.get(t, "/prometheus/api/v1/rules", "dd", nil, nil); r.status != 200 || !strings.Contains(string(r.body), `"groups":[]`) {

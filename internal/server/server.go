@@ -172,6 +172,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		OTLP:                    &otlpConfig,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
+		Patterns:                api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines},
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
 		DrilldownLimits: api.DrilldownLimits{
 			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
