@@ -59,8 +59,11 @@ rate=()
 "$work/vloki-bench" run -now "$now" -duration "${BENCH_DURATION:-6s}" -clients "${BENCH_CLIENTS:-10,50}" \
   -workloads "${BENCH_WORKLOADS:-small,heavy,long_range,compute,drilldown,refresh}" -out "$out" "${rate[@]}" "${targets[@]}"
 if [[ -n ${BENCH_EACH:-} ]]; then
-  # Every query of these workloads alone: vloki cold beside VictoriaLogs' twins and Loki.
-  each=(-target "vloki=http://127.0.0.1:$p_emb" -target "victorialogs=http://127.0.0.1:$vl_port,twins")
+  # Every query of these workloads alone: vloki cold, vloki in its default
+  # configuration without its results cache (stream index on), beside
+  # VictoriaLogs' twins and Loki.
+  each=(-target "vloki=http://127.0.0.1:$p_emb" -target "vloki-index=http://127.0.0.1:$p_warm,nocache"
+    -target "victorialogs=http://127.0.0.1:$vl_port,twins")
   [[ -n ${LOKI_URL:-} ]] && each+=(-target "loki=$LOKI_URL")
   "$work/vloki-bench" each -now "$now" -workloads "$BENCH_EACH" -runs "${BENCH_EACH_RUNS:-15}" "${each[@]}" >"$out/each.md"
   echo "per query: $out/each.md" >&2

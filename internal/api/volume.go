@@ -109,11 +109,30 @@ func (g volumeGrid) pointMs(row *backend.Row) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	return g.pointMsOf(b), nil
+}
+
+// bucketOf is the start of the bucket of an entry at ts, as VictoriaLogs'
+// stats by _time:step computes it (0 without a step).
+func (g volumeGrid) bucketOf(ts int64) int64 {
+	if g.step <= 0 {
+		return 0
+	}
+	return ts - ts%g.step
+}
+
+// pointMsOf stamps the bucket starting at b with its end, 1ms before the
+// next bucket, or the range's end for the last; one point at the end
+// without a step.
+func (g volumeGrid) pointMsOf(b int64) int64 {
+	if g.step <= 0 {
+		return g.end / 1e6
+	}
 	be := b + g.step - int64(time.Millisecond)
 	if b+g.step >= g.end {
 		be = g.end
 	}
-	return be / 1e6, nil
+	return be / 1e6
 }
 
 // volumeSelector is the selector volumes are asked for, and how to read
@@ -126,6 +145,13 @@ type volumeSelector struct {
 // volumeSeries adds up line bytes per label group and bucket.
 func (s *Server) volumeSeries(ctx context.Context, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, series map[string]*model.Series) error {
 	g := newVolumeGrid(q)
+	ok, err := s.volumeFromMemory(ctx, q, sel, groups, g, series)
+	if err == nil {
+		s.d.Metrics.ObserveVolumeAnswer(ok)
+	}
+	if ok || err != nil {
+		return err
+	}
 	if q.ByLabels {
 		return s.volumeByLabelNames(ctx, sel, groups, g, series)
 	}

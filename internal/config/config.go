@@ -140,6 +140,9 @@ type Frontend struct {
 	Coalesce bool `yaml:"coalesce"`
 	// StreamIndexMaxStreams bounds the streams the index keeps.
 	StreamIndexMaxStreams int `yaml:"stream_index_max_streams"`
+	// StreamIndexMaxLines bounds the entries (time and line length) the
+	// index keeps to sum volumes from memory; older ones are dropped first.
+	StreamIndexMaxLines int `yaml:"stream_index_max_lines"`
 }
 
 // QueryScheduler sizes the admission queue of queries (package queue).
@@ -245,14 +248,14 @@ func Default() Config {
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
-			StreamIndexMaxStreams: 100_000,
+			StreamIndexMaxStreams: 100_000, StreamIndexMaxLines: 4_000_000,
 		},
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
 		},
 		Memory:   Memory{AllowedPercent: 25},
 		Patterns: Patterns{Enabled: true, MaxLines: 100_000},
-		Log:    Log{Level: "info", Format: "logfmt"},
+		Log:      Log{Level: "info", Format: "logfmt"},
 	}
 }
 

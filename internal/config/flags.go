@@ -42,6 +42,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.Frontend.MaxCacheFreshness, "frontend.max-cache-freshness", c.Frontend.MaxCacheFreshness, "answers reaching into this recent past are not cached (Loki's max_cache_freshness_per_query)")
 	fs.BoolVar(&c.Frontend.Coalesce, "frontend.coalesce", c.Frontend.Coalesce, "identical queries in flight share one execution")
 	fs.IntVar(&c.Frontend.StreamIndexMaxStreams, "frontend.stream-index-max-streams", c.Frontend.StreamIndexMaxStreams, "streams the stream index keeps across tenants; a tenant with more is answered by VictoriaLogs")
+	fs.IntVar(&c.Frontend.StreamIndexMaxLines, "frontend.stream-index-max-lines", c.Frontend.StreamIndexMaxLines, "entries whose time and line length the stream index keeps (16-32 bytes each), so volumes over recent ranges are summed from memory; older entries are dropped first and their ranges answered by VictoriaLogs (0: none)")
 	fs.IntVar(&c.QueryScheduler.MaxConcurrent, "query-scheduler.max-concurrent", c.QueryScheduler.MaxConcurrent, "queries that run at once (0: 4 per CPU); more wait in a per-tenant queue")
 	fs.IntVar(&c.QueryScheduler.MaxConcurrentLong, "query-scheduler.max-concurrent-long", c.QueryScheduler.MaxConcurrentLong, "of those, how many may be long (0: half), so short queries never wait behind long ones")
 	fs.DurationVar(&c.QueryScheduler.LongQuerySpan, "query-scheduler.long-query-span", c.QueryScheduler.LongQuerySpan, "time span from which a query is long")

@@ -21,6 +21,7 @@ type Metrics struct {
 	backendErrors   *prometheus.CounterVec
 	backendPerReq   *prometheus.HistogramVec
 	labelAnswers    *prometheus.CounterVec
+	volumeAnswers   *prometheus.CounterVec
 	pushedEntries   prometheus.Counter
 	pushedBytes     prometheus.Counter
 }
@@ -55,7 +56,10 @@ func New() *Metrics {
 	m.labelAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vloki_label_answers_total", Help: "Label names and values answers by source: memory (the stream index) or storage.",
 	}, []string{"source"})
-	m.reg.MustRegister(m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
+	m.volumeAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "vloki_volume_answers_total", Help: "index/volume and volume_range answers by source: memory (the stream index's line lengths) or storage.",
+	}, []string{"source"})
+	m.reg.MustRegister(m.volumeAnswers, m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
 		m.pushedEntries, m.pushedBytes, m.labelAnswers,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -85,18 +89,29 @@ func (m *Metrics) ObservePush(entries, bytes int) {
 
 // ObserveLabelAnswer records where a label names or values answer came from.
 func (m *Metrics) ObserveLabelAnswer(fromMemory bool) {
-	source := "storage"
+	m.labelAnswers.WithLabelValues(source(fromMemory)).Inc()
+}
+
+// ObserveVolumeAnswer records where a volume answer came from.
+func (m *Metrics) ObserveVolumeAnswer(fromMemory bool) {
+	m.volumeAnswers.WithLabelValues(source(fromMemory)).Inc()
+}
+
+func source(fromMemory bool) string {
 	if fromMemory {
-		source = "memory"
+		return "memory"
 	}
-	m.labelAnswers.WithLabelValues(source).Inc()
+	return "storage"
 }
 
 // RegisterStreamIndex exposes the stream index's size.
-func (m *Metrics) RegisterStreamIndex(streams func() int) {
+func (m *Metrics) RegisterStreamIndex(streams, lines func() int) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "vloki_stream_index_streams", Help: "Streams the stream index keeps, across tenants."},
-		func() float64 { return float64(streams()) }))
+		func() float64 { return float64(streams()) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "vloki_stream_index_lines", Help: "Entries whose time and line length the stream index keeps for volumes."},
+			func() float64 { return float64(lines()) }))
 }
 
 // Names lists every metric name the registry exposes, vectors that have

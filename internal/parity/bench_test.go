@@ -259,3 +259,23 @@ func BenchmarkLogWalk24h(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkVolumeLastHour: Drilldown's and the heavy workload's volume
+// requests over the dataset's last hour, uncached, summed by VictoriaLogs
+// (storage) and from the stream index's line lengths (memory).
+func BenchmarkVolumeLastHour(b *testing.B) {
+	benchTarget(b)
+	span := "&start=" + strconv.FormatInt(Anchor.Add(23*time.Hour).UnixNano(), 10) + "&end=" + strconv.FormatInt(Anchor.Add(24*time.Hour).UnixNano(), 10)
+	for _, c := range []struct{ name, path string }{
+		{"volume", "/loki/api/v1/index/volume?query=" + url.QueryEscape(`{namespace="shop"}`) + "&targetLabels=app" + span},
+		{"volume_range", "/loki/api/v1/index/volume_range?query=" + url.QueryEscape(`{namespace="shop"}`) + "&step=60&targetLabels=app" + span},
+	} {
+		for _, t := range []struct{ name, base string }{{"storage", benchURL}, {"memory", indexedURL}} {
+			b.Run(c.name+"/"+t.name, func(b *testing.B) {
+				for b.Loop() {
+					httpGet(b, t.base+c.path)
+				}
+			})
+		}
+	}
+}

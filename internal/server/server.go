@@ -262,10 +262,10 @@ func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics) (*
 		return nil, fmt.Errorf("storage.retention: %w", err)
 	}
 	ix := streamindex.New(streamindex.Config{
-		MaxStreams: cfg.Frontend.StreamIndexMaxStreams, Retention: retention.Duration(),
+		MaxStreams: cfg.Frontend.StreamIndexMaxStreams, MaxLines: cfg.Frontend.StreamIndexMaxLines, Retention: retention.Duration(),
 		Horizon: streamindex.StorageHorizon(c, time.Now),
 	})
-	m.RegisterStreamIndex(ix.Streams)
+	m.RegisterStreamIndex(ix.Streams, ix.LinesKept)
 	return ix, nil
 }
 

@@ -3,6 +3,10 @@
 // engine): it keeps, per tenant, every stream vloki acknowledged with the
 // oldest and newest timestamp pushed to it.
 //
+// It also keeps every acknowledged entry's time and line length (at most
+// MaxLines, the older ones dropped first), so volumes over the ranges it
+// covers are summed from memory (Lines).
+//
 // A stream has a row in [start, end] for sure when its oldest or newest
 // timestamp lies there, and for sure not when its entries all lie outside
 // ([min, max] misses the range). Otherwise (its entries straddle the range)
@@ -47,6 +51,9 @@ type Config struct {
 	Retention time.Duration
 	// Horizon reads a tenant's newest stored row.
 	Horizon HorizonFunc
+	// MaxLines bounds the entries whose time and line length are kept
+	// for volumes (0: none; volumes then always come from the storage).
+	MaxLines int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -57,6 +64,7 @@ type Index struct {
 	mu      sync.RWMutex
 	tenants map[backend.Tenant]*tenant
 	streams int
+	lines   int
 	// horizonMu serialises horizon reads (one storage query per tenant).
 	horizonMu sync.Mutex
 }
@@ -72,11 +80,15 @@ type tenant struct {
 	failures uint64
 	// full: a stream of this tenant was not kept (MaxStreams reached).
 	full bool
+	// linesFrom: the tenant's entries before this time may be missing
+	// from the streams' lines (trimmed, or pushed before a restart).
+	linesFrom int64
 }
 
 type stream struct {
 	labels   model.Labels
 	min, max int64
+	lines    []lineBytes
 }
 
 // New returns an empty index.
@@ -110,6 +122,7 @@ func (ix *Index) Acked(t backend.Tenant, streams []model.Stream) {
 		for _, e := range s.Entries {
 			st.min, st.max = min(st.min, e.TimestampNs), max(st.max, e.TimestampNs)
 		}
+		ix.addLinesLocked(tn, st, s.Entries)
 	}
 }
 
@@ -134,7 +147,7 @@ func (ix *Index) Failed(t backend.Tenant) {
 func (ix *Index) tenantLocked(t backend.Tenant) *tenant {
 	tn := ix.tenants[t]
 	if tn == nil {
-		tn = &tenant{streams: map[string]*stream{}}
+		tn = &tenant{streams: map[string]*stream{}, linesFrom: math.MinInt64}
 		ix.tenants[t] = tn
 	}
 	return tn

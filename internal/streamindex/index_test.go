@@ -2,6 +2,7 @@ package streamindex
 
 import (
 	"context"
+	"iter"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,5 +121,54 @@ func TestSaveLoad(t *testing.T) {
 	v, ok, err := again.Answer(context.Background(), tn, Request{Matchers: []*logql.Matcher{m}, Start: 60, End: 150, Name: "app"})
 	if err != nil || !ok || !slices.Equal(v, []string{"a"}) {
 		t.Errorf("restored index: %v %v %v", v, ok, err)
+	}
+}
+
+// Over its line budget the index drops its oldest lines and defers ranges
+// reaching them to the storage; later ranges still count every line, late
+// ones included, and a restart defers everything before it.
+func TestLinesBudgetAndRestart(t *testing.T) {
+	ix := New(Config{MaxStreams: 10, MaxLines: 8, Horizon: horizonAt(-1)})
+	ix.Prepare(context.Background(), tn)
+	for ts := int64(10); ts <= 100; ts += 10 {
+		ix.Acked(tn, pushed(lbls("app", "a"), ts))
+	}
+	ix.Acked(tn, pushed(lbls("app", "a"), 95)) // late
+	sum := func(start, end int64) (int64, bool) {
+		var n int64
+		ok, err := ix.Lines(context.Background(), tn, nil, start, end, func(_ model.Labels, lines iter.Seq2[int64, int64]) {
+			for _, b := range lines {
+				n += b
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, ok
+	}
+	if ix.LinesKept() > 8 {
+		t.Fatalf("%d lines kept over a budget of 8", ix.LinesKept())
+	}
+	if _, ok := sum(10, 100); ok {
+		t.Fatal("a range reaching trimmed lines answered from memory")
+	}
+	if n, ok := sum(90, 100); !ok || n != 3 {
+		t.Fatalf("[90, 100]: %d bytes, ok %v; want 3 lines of 1 byte", n, ok)
+	}
+	path := filepath.Join(t.TempDir(), "index.json")
+	if err := ix.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	re := New(Config{MaxStreams: 10, MaxLines: 8, Horizon: horizonAt(-1)})
+	if err := re.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	ix = re
+	ix.Acked(tn, pushed(lbls("app", "a"), 120))
+	if _, ok := sum(90, 130); ok {
+		t.Fatal("a range before the restart answered from memory")
+	}
+	if n, ok := sum(101, 130); !ok || n != 1 {
+		t.Fatalf("[101, 130] after the restart: %d bytes, ok %v", n, ok)
 	}
 }

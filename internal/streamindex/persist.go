@@ -84,7 +84,11 @@ func (ix *Index) Load(path string) error {
 		if st.Horizon != nil {
 			tn.horizon, tn.known = *st.Horizon, true
 		}
+		// Line lengths are not saved: entries up to the newest restored
+		// are not in the streams' lines.
+		tn.linesFrom = tn.horizon + 1
 		for _, x := range st.Streams {
+			tn.linesFrom = max(tn.linesFrom, x.Max+1)
 			if ix.streams >= ix.cfg.MaxStreams {
 				tn.full = true
 				break
