@@ -6,23 +6,24 @@ import (
 	"slices"
 	"time"
 
+	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
+	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/patterns"
 	"github.com/vloki/vloki/internal/push"
 )
-
-// patternsRetain is Loki's pattern_ingester retain_for: its pattern
-// ingester holds, and its querier asks it for, the last three hours.
-const patternsRetain = 3 * time.Hour
 
 // Patterns configures the patterns endpoint.
 type Patterns struct {
 	Enabled  bool
 	MaxLines int
+	// Live mines pushes as they are acknowledged (vloki the sole writer);
+	// it answers when it saw every row of the retained window.
+	Live *patterns.Live[backend.Tenant]
 }
 
 // patterns answers as Loki does with its pattern ingester on: the
@@ -52,7 +53,7 @@ func (s *Server) patterns(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) minePatterns(ctx context.Context, q *loghttp.RangeQuery, now time.Time) ([]patterns.Series, error) {
-	oldest := now.Add(-patternsRetain)
+	oldest := now.Add(-patterns.Retain)
 	if !q.End.After(oldest) {
 		return nil, nil
 	}
@@ -60,23 +61,65 @@ func (s *Server) minePatterns(ctx context.Context, q *loghttp.RangeQuery, now ti
 	if err != nil {
 		return nil, err
 	}
+	from, through := roundToMilliseconds(q.Start, q.End)
+	series, ok, err := s.livePatterns(ctx, sel, oldest, from, through, q.Step)
+	if err == nil {
+		s.d.Metrics.ObservePatternAnswer(ok)
+	}
+	if ok || err != nil {
+		return series, err
+	}
 	res, err := s.d.Engine.Range(ctx, tenantFrom(ctx), engine.RangeRequest{
 		Expr: sel, Start: oldest, End: latest(now, q.End).Add(time.Nanosecond),
 		Limit: s.d.Patterns.MaxLines, Direction: exec.Backward, Categorize: true,
+		Metadata: []string{push.DetectedLevelLabel},
 	})
 	if err != nil {
 		return nil, err
 	}
 	m := patterns.NewMiner()
 	for _, st := range res.Streams.Streams {
-		key := st.Labels.String()
-		for _, e := range slices.Backward(st.Entries) {
-			level, _ := e.StructuredMetadata.Get(push.DetectedLevelLabel)
-			m.Add(key, e.TimestampNs, e.Line, level)
+		m.Add(st.Labels, func(yield func(patterns.Line) bool) {
+			for _, e := range slices.Backward(st.Entries) {
+				level, _ := e.StructuredMetadata.Get(push.DetectedLevelLabel)
+				if !yield(patterns.Line{TsNano: e.TimestampNs, Text: e.Line, Level: level}) {
+					return
+				}
+			}
+		})
+	}
+	return patterns.Prune(m.Series(nil, from, through, q.Step.Milliseconds())), nil
+}
+
+// livePatterns answers from the patterns mined as pushes came, when this
+// process acknowledged every row since the retained window began.
+func (s *Server) livePatterns(ctx context.Context, sel logql.LogSelectorExpr, oldest time.Time, from, through int64, step time.Duration) ([]patterns.Series, bool, error) {
+	live := s.d.Patterns.Live
+	if live == nil || s.d.Streams == nil {
+		return nil, false, nil
+	}
+	t := tenantFrom(ctx)
+	if ok, err := s.d.Streams.Covers(ctx, t, oldest.UnixNano()); !ok || err != nil {
+		return nil, false, err
+	}
+	ms := sel.Matchers()
+	series, ok := live.Series(t, func(ls model.Labels) bool { return matchesAll(ls, ms) }, from, through, step.Milliseconds())
+	if !ok {
+		return nil, false, nil
+	}
+	return patterns.Prune(series), true, nil
+}
+
+// matchesAll applies Loki's matcher rules to stream labels: a missing
+// label is "".
+func matchesAll(ls model.Labels, ms []*logql.Matcher) bool {
+	for _, m := range ms {
+		v, _ := ls.Get(m.Name)
+		if !m.Matches(v) {
+			return false
 		}
 	}
-	from, through := roundToMilliseconds(q.Start, q.End)
-	return patterns.Prune(m.Series(from, through, q.Step.Milliseconds())), nil
+	return true
 }
 
 func latest(a, b time.Time) time.Time {

@@ -1,13 +1,17 @@
 package api
 
 import (
+	"context"
+	"iter"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 )
 
@@ -34,7 +38,13 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	st, err := exec.ReadIndexStats(r.Context(), s.d.Backend, tenantFrom(r.Context()), plan.StreamFilter(ms, f), q.Start.UnixNano(), q.End.UnixNano()-1)
+	st, ok, err := s.indexStatsFromMemory(r.Context(), ms, f, q.Start.UnixNano(), q.End.UnixNano()-1)
+	if err == nil {
+		s.d.Metrics.ObserveVolumeAnswer(ok)
+	}
+	if err == nil && !ok {
+		st, err = exec.ReadIndexStats(r.Context(), s.d.Backend, tenantFrom(r.Context()), plan.StreamFilter(ms, f), q.Start.UnixNano(), q.End.UnixNano()-1)
+	}
 	if err != nil {
 		writeError(w, err)
 		return
@@ -49,4 +59,24 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 	b = append(b, `,"entries":`...)
 	b = strconv.AppendInt(b, st.Entries, 10)
 	_, _ = w.Write(append(b, "}\n"...))
+}
+
+// indexStatsFromMemory counts from the stream index's line lengths when
+// it holds every entry of [start, end] (inclusive Unix ns).
+func (s *Server) indexStatsFromMemory(ctx context.Context, ms []*logql.Matcher, f *foreign.Config, start, end int64) (exec.IndexStats, bool, error) {
+	var st exec.IndexStats
+	if f != nil || s.d.Streams == nil {
+		return st, false, nil
+	}
+	ok, err := s.d.Streams.Lines(ctx, tenantFrom(ctx), ms, start, end, func(_ model.Labels, lines iter.Seq2[int64, int64]) {
+		entries := st.Entries
+		for _, n := range lines {
+			st.Entries++
+			st.Bytes += n
+		}
+		if st.Entries > entries {
+			st.Streams++
+		}
+	})
+	return st, ok, err
 }

@@ -201,6 +201,9 @@ type Patterns struct {
 	// MaxLines is how many of the newest lines of the last three hours one
 	// patterns request reads and clusters (bounds its memory and time).
 	MaxLines int `yaml:"max_lines"`
+	// MaxLiveStreams bounds the streams mined as pushes come (vloki the
+	// sole writer); a tenant beyond it is mined from storage when asked.
+	MaxLiveStreams int `yaml:"max_live_streams"`
 }
 
 // Memory bounds the whole process. vloki usually shares its machine (with
@@ -254,7 +257,7 @@ func Default() Config {
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
 		},
 		Memory:   Memory{AllowedPercent: 25},
-		Patterns: Patterns{Enabled: true, MaxLines: 100_000},
+		Patterns: Patterns{Enabled: true, MaxLines: 100_000, MaxLiveStreams: 10_000},
 		Log:      Log{Level: "info", Format: "logfmt"},
 	}
 }

@@ -53,6 +53,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.Int64Var(&c.Memory.AllowedBytes, "memory.allowed-bytes", c.Memory.AllowedBytes, "bytes the process may use; overrides -memory.allowed-percent when > 0")
 	fs.BoolVar(&c.Patterns.Enabled, "patterns.enabled", c.Patterns.Enabled, "answer /loki/api/v1/patterns (Logs Drilldown's Patterns tab) as Loki with its pattern ingester on; off answers none, as Loki's default")
 	fs.IntVar(&c.Patterns.MaxLines, "patterns.max-lines", c.Patterns.MaxLines, "newest lines of the last 3 hours one patterns request reads and clusters")
+	fs.IntVar(&c.Patterns.MaxLiveStreams, "patterns.max-live-streams", c.Patterns.MaxLiveStreams, "streams whose pushes are mined for patterns as they come (with -backend.sole-writer), across tenants; a tenant beyond it is mined from storage when asked")
 	fs.StringVar(&c.Log.Level, "log.level", c.Log.Level, "log level: debug, info, warn, error")
 	fs.StringVar(&c.Log.Format, "log.format", c.Log.Format, "log format: logfmt or json")
 	fs.BoolVar(&c.Demo, "demo", c.Demo, "feed a few demo services' logs in continuously")

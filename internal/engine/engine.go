@@ -82,6 +82,9 @@ type RangeRequest struct {
 	// QueryTags is the X-Query-Tags header ("datasample" queries are not
 	// measured against MaxQueryBytesRead).
 	QueryTags string
+	// Metadata, when set, is the only structured metadata read (log
+	// queries of vloki's own rows).
+	Metadata []string
 }
 
 // InstantRequest is a query call.
@@ -128,6 +131,7 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	res, err := exec.RunLogs(ctx, e.c, t, exec.LogRequest{
 		Query: lq, Start: req.Start.UnixNano(), End: req.End.UnixNano(), Limit: req.Limit,
 		Direction: req.Direction, IntervalNs: req.Interval.Nanoseconds(), Categorize: req.Categorize,
+		Metadata: ownRowsOnly(req.Metadata, f),
 	})
 	if err != nil {
 		return nil, contextError(ctx, err)
@@ -263,6 +267,15 @@ func contextError(ctx context.Context, err error) error {
 		return &Error{Status: StatusClientClosedRequest, Msg: msgCancelled}
 	}
 	return err
+}
+
+// ownRowsOnly keeps a metadata restriction for vloki's own rows: rows
+// other agents wrote may need every field to rebuild their line.
+func ownRowsOnly(metadata []string, f *foreign.Config) []string {
+	if f != nil {
+		return nil
+	}
+	return metadata
 }
 
 // alignToStep rounds start down and end up to multiples of the step, as

@@ -35,6 +35,9 @@ type LogRequest struct {
 	// Categorize keeps structured metadata out of stream labels, as
 	// Loki's categorize-labels encoding flag asks.
 	Categorize bool
+	// Metadata, when set, is the only structured metadata read with each
+	// line (the rest stays in storage, unread); nil reads all.
+	Metadata []string
 }
 
 // LogResult is the answer to a log query.
@@ -241,6 +244,9 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
+	}
+	if w.req.Metadata != nil {
+		q.Pipes[0] = logsql.Fields(append([]string{"_time", "_stream", "_msg", backend.EmptyLineField}, w.req.Metadata...))
 	}
 	if limit > 0 {
 		q.Pipes = append(q.Pipes, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: limit})

@@ -18,9 +18,10 @@ import (
 var ErrTailBehind = errors.New("live tail fell too far behind the pushes to deliver every entry; reconnect to resume")
 
 // BackendRequest is the VictoriaLogs live tail this tail follows; tails
-// asking the same share one (package tailshare).
+// asking the same share one (package tailshare). Its stream filters are
+// widened (tailFilter); RunBackend checks the selector itself.
 func (tl *Tail) BackendRequest() backend.TailRequest {
-	return backend.TailRequest{Query: logsql.Query{Filter: tl.q.Pushdown}.String(), Delay: tl.delay}
+	return backend.TailRequest{Query: logsql.Query{Filter: tailFilter(tl.q.Pushdown)}.String(), Delay: tl.delay}
 }
 
 // RunBackend feeds the rows of a shared VictoriaLogs live tail until ctx
@@ -40,7 +41,9 @@ func (tl *Tail) RunBackend(ctx context.Context, sub *tailshare.Sub) error {
 			if err != nil {
 				return err
 			}
-			tl.add(sourcedRow{row: row, backlog: true})
+			if selectorMatches(row.labels, tl.q.Selector) {
+				tl.add(sourcedRow{row: row, backlog: true})
+			}
 		}
 	}
 }

@@ -36,7 +36,9 @@ func TestPatternsMatchLoki(t *testing.T) {
 		return
 	}
 	queries := patternQueries(base)
-	for _, tg := range targetsWith(t, func(*config.Config) {}) {
+	soleWriter := targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = "on" })[1]
+	soleWriter.name = "embedded_mined_as_pushed"
+	for _, tg := range append(targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = "off" }), soleWriter) {
 		t.Run(tg.name, func(t *testing.T) {
 			tenant := fmt.Sprintf("patterns%d", time.Now().UnixNano())
 			sendPushes(t, tg.url, tenant, patternPushes(base))
@@ -51,6 +53,10 @@ func TestPatternsMatchLoki(t *testing.T) {
 				if !reflect.DeepEqual(got, exp) {
 					t.Errorf("%s:\n vloki %v\n Loki  %v", queries[i].ID, got, exp)
 				}
+			}
+			live := metricValue(t, tg, `vloki_pattern_answers_total{source="memory"}`)
+			if want := tg == soleWriter; (live == float64(len(queries))) != want {
+				t.Errorf("%v answers mined as pushes came, of %d", live, len(queries))
 			}
 		})
 	}
@@ -210,7 +216,7 @@ func edgeLine(r *rand.Rand) string {
 func TestPatternsReadAtMostMaxLines(t *testing.T) {
 	base := patternsBase(time.Now())
 	const budget = 1000
-	tg := targetsWith(t, func(c *config.Config) { c.Patterns.MaxLines = budget })[1]
+	tg := targetsWith(t, func(c *config.Config) { c.Patterns.MaxLines, c.Backend.SoleWriter = budget, "off" })[1]
 	sendPushes(t, tg.url, "budget", patternPushes(base))
 	vltest.Flush(t, tg.vl)
 	c := patternQueries(base)[3]

@@ -13,7 +13,8 @@ import (
 )
 
 // TestVolumesFromMemoryAnswerAsStorage: a sole-writer vloki sums volumes
-// over recent ranges from its stream index; every answer must equal that
+// and index stats over recent ranges from its stream index; every answer
+// must equal that
 // of a vloki asking VictoriaLogs, over the same rows: random selectors,
 // grouping labels (aggregateBy=labels too), steps and ranges, on streams
 // missing labels, with empty lines and late entries.
@@ -33,7 +34,7 @@ func TestVolumesFromMemoryAnswerAsStorage(t *testing.T) {
 				labels := map[string]string{"job": "vol"}
 				for _, l := range []string{"app", "env", "region"} {
 					if rng.IntN(4) > 0 {
-						labels[l] = pick(rng, "a", "b", "c")
+						labels[l] = pick(rng, "a", "b", "c", "")
 					}
 				}
 				var es []entry
@@ -47,7 +48,7 @@ func TestVolumesFromMemoryAnswerAsStorage(t *testing.T) {
 			before := metricValue(t, memory, `vloki_volume_answers_total{source="memory"}`)
 			for i := range 60 {
 				p := volumeParams(rng, now)
-				path := pick(rng, "/loki/api/v1/index/volume", "/loki/api/v1/index/volume_range")
+				path := pick(rng, "/loki/api/v1/index/volume", "/loki/api/v1/index/volume_range", "/loki/api/v1/index/stats")
 				noCache := map[string]string{"Cache-Control": "no-cache"}
 				got, want := memory.get(t, path, tenant, p, noCache), storage.get(t, path, tenant, p, noCache)
 				if got.status != want.status || string(got.body) != string(want.body) {

@@ -22,6 +22,7 @@ type Metrics struct {
 	backendPerReq   *prometheus.HistogramVec
 	labelAnswers    *prometheus.CounterVec
 	volumeAnswers   *prometheus.CounterVec
+	patternAnswers  *prometheus.CounterVec
 	pushedEntries   prometheus.Counter
 	pushedBytes     prometheus.Counter
 }
@@ -57,9 +58,12 @@ func New() *Metrics {
 		Name: "vloki_label_answers_total", Help: "Label names and values answers by source: memory (the stream index) or storage.",
 	}, []string{"source"})
 	m.volumeAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "vloki_volume_answers_total", Help: "index/volume and volume_range answers by source: memory (the stream index's line lengths) or storage.",
+		Name: "vloki_volume_answers_total", Help: "index/volume, volume_range and index/stats answers by source: memory (the stream index's line lengths) or storage.",
 	}, []string{"source"})
-	m.reg.MustRegister(m.volumeAnswers, m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
+	m.patternAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "vloki_pattern_answers_total", Help: "patterns answers by source: memory (mined as pushes came) or storage (mined from stored lines when asked).",
+	}, []string{"source"})
+	m.reg.MustRegister(m.volumeAnswers, m.patternAnswers, m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
 		m.pushedEntries, m.pushedBytes, m.labelAnswers,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
@@ -95,6 +99,11 @@ func (m *Metrics) ObserveLabelAnswer(fromMemory bool) {
 // ObserveVolumeAnswer records where a volume answer came from.
 func (m *Metrics) ObserveVolumeAnswer(fromMemory bool) {
 	m.volumeAnswers.WithLabelValues(source(fromMemory)).Inc()
+}
+
+// ObservePatternAnswer records where a patterns answer came from.
+func (m *Metrics) ObservePatternAnswer(fromMemory bool) {
+	m.patternAnswers.WithLabelValues(source(fromMemory)).Inc()
 }
 
 func source(fromMemory bool) string {

@@ -56,8 +56,10 @@ func newDrain(tok tokenizer) *drain {
 	return d
 }
 
-func (d *drain) train(line string, tsNano int64) {
-	if !d.limit.allow(tsNano) {
+// train clusters one line at tsNano; clock is the time the eviction
+// throttle counts in.
+func (d *drain) train(line string, tsNano, clock int64) {
+	if !d.limit.allow(clock) {
 		return
 	}
 	tokens, spaces, ok := d.tok.tokenize(line)
@@ -228,7 +230,7 @@ func (d *drain) pattern(c *cluster) string {
 
 // limiter pauses a Drain for ten minutes once more than a quarter of the
 // clusters it created were evicted (Loki measures the pause in wall-clock
-// time at ingestion; here the lines' own timestamps stand in for it).
+// time at ingestion; mining stored lines, their own timestamps stand in).
 type limiter struct {
 	added, evicted int64
 	blockedUntil   int64

@@ -48,3 +48,11 @@ func (c *clusterLRU) all() []*cluster {
 	}
 	return out
 }
+
+// remove drops a cluster without counting it as evicted.
+func (c *clusterLRU) remove(id int) {
+	if el, ok := c.byID[id]; ok {
+		c.order.Remove(el)
+		delete(c.byID, id)
+	}
+}

@@ -4,8 +4,11 @@
 package patterns
 
 import (
+	"iter"
 	"sort"
 	"strings"
+
+	"github.com/vloki/vloki/internal/model"
 )
 
 // levels are Loki's detected_level values; any other level is mined and
@@ -15,28 +18,49 @@ var levels = map[string]bool{
 	"error": true, "fatal": true, "critical": true, "trace": true,
 }
 
-// Miner trains one Drain per stream and level on lines fed in time order
+// Miner trains one Drain per stream and level on lines fed in order
 // per stream.
 type Miner struct {
 	streams map[string]*stream
+	// clock is the time (Unix ns) Drain's eviction throttle counts in for
+	// a line at ts: the lines' own time when mining stored lines, the wall
+	// clock when mining pushes as they come (as Loki does).
+	clock func(ts int64) int64
 }
 
 type stream struct {
+	labels model.Labels
 	tok    tokenizer
 	lastTs int64
 	drains map[string]*drain
 }
 
-// NewMiner starts an empty miner.
-func NewMiner() *Miner { return &Miner{streams: map[string]*stream{}} }
+// NewMiner starts an empty miner for stored lines.
+func NewMiner() *Miner {
+	return &Miner{streams: map[string]*stream{}, clock: func(ts int64) int64 { return ts }}
+}
 
-// Add trains on one line of the stream with the given label key. The
+// Line is one entry to mine: its time (Unix ns), text and detected_level.
+type Line struct {
+	TsNano int64
+	Text   string
+	Level  string
+}
+
+// Add trains on lines of the stream with the given labels, in order. The
 // stream's first line decides its format; lines older than the stream's
 // newest are skipped, as Loki skips them.
-func (m *Miner) Add(streamKey string, tsNano int64, line, level string) {
+func (m *Miner) Add(ls model.Labels, lines iter.Seq[Line]) {
+	key := ls.String()
+	for l := range lines {
+		m.add(key, ls, l.TsNano, l.Text, l.Level)
+	}
+}
+
+func (m *Miner) add(streamKey string, ls model.Labels, tsNano int64, line, level string) {
 	s, ok := m.streams[streamKey]
 	if !ok {
-		s = &stream{tok: tokenizerFor(detectFormat(line), maxLineLength), drains: map[string]*drain{}}
+		s = &stream{labels: ls, tok: tokenizerFor(detectFormat(line), maxLineLength), drains: map[string]*drain{}}
 		m.streams[streamKey] = s
 	}
 	if tsNano < s.lastTs {
@@ -52,7 +76,7 @@ func (m *Miner) Add(streamKey string, tsNano int64, line, level string) {
 		d = newDrain(s.tok)
 		s.drains[level] = d
 	}
-	d.train(line, tsNano)
+	d.train(line, tsNano, m.clock(tsNano))
 }
 
 // Series is one pattern of one level with its counts.
@@ -65,12 +89,16 @@ type Series struct {
 type seriesKey struct{ pattern, level string }
 
 // Series reports every pattern's buckets in [from, through) (ms), at the
-// step (at least the 10 s sample interval), summed over streams and over
-// clusters with the same text. Empty patterns are left out.
-func (m *Miner) Series(from, through, step int64) []Series {
+// step (at least the 10 s sample interval), summed over the streams match
+// accepts (nil: all) and over clusters with the same text. Empty patterns
+// are left out.
+func (m *Miner) Series(match func(model.Labels) bool, from, through, step int64) []Series {
 	step = max(step, sampleInterval)
 	sums := map[seriesKey]map[int64]int64{}
 	for _, s := range m.streams {
+		if match != nil && !match(s.labels) {
+			continue
+		}
 		for level, d := range s.drains {
 			for _, c := range d.clusters.all() {
 				p := d.pattern(c)

@@ -5,6 +5,9 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/model"
 )
 
 // Lines without a leading space or multi-byte punctuation come back as
@@ -35,9 +38,9 @@ func TestPunctuationJoinRestoresLine(t *testing.T) {
 func TestLinesDifferingInTokensShareAPattern(t *testing.T) {
 	m := NewMiner()
 	for i := 0; i < 50; i++ {
-		m.Add("s", int64(i)*1e9, fmt.Sprintf("user %d logged in from host-%d via ssh", i, i%3), "info")
+		add(m, int64(i)*1e9, fmt.Sprintf("user %d logged in from host-%d via ssh", i, i%3), "info")
 	}
-	got := Prune(m.Series(0, 100_000, 10_000))
+	got := Prune(m.Series(nil, 0, 100_000, 10_000))
 	if len(got) != 1 || got[0].Pattern != "user <_> logged in from <_> via ssh" || got[0].Level != "info" {
 		t.Fatalf("%+v", got)
 	}
@@ -54,15 +57,15 @@ func TestLinesDifferingInTokensShareAPattern(t *testing.T) {
 func TestPruneKeepsFrequentPatterns(t *testing.T) {
 	m := NewMiner()
 	for i := 0; i < 100; i++ {
-		m.Add("s", int64(i)*1e9, fmt.Sprintf("job %d done in %d ms", i, i), "")
+		add(m, int64(i)*1e9, fmt.Sprintf("job %d done in %d ms", i, i), "")
 		if i%2 == 0 {
-			m.Add("s", int64(i)*1e9, fmt.Sprintf("cache miss for key k%d now", i), "")
+			add(m, int64(i)*1e9, fmt.Sprintf("cache miss for key k%d now", i), "")
 		}
 		if i%5 == 0 {
-			m.Add("s", int64(i)*1e9, fmt.Sprintf("disk %d almost full warning", i), "")
+			add(m, int64(i)*1e9, fmt.Sprintf("disk %d almost full warning", i), "")
 		}
 	}
-	got := Prune(m.Series(0, 200_000, 10_000))
+	got := Prune(m.Series(nil, 0, 200_000, 10_000))
 	if len(got) != 2 || !strings.HasPrefix(got[0].Pattern, "job") || !strings.HasPrefix(got[1].Pattern, "cache") || got[0].Level != "unknown" {
 		t.Fatalf("%+v", got)
 	}
@@ -85,9 +88,41 @@ func BenchmarkMine100k(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		m := NewMiner()
-		for i, l := range lines {
-			m.Add(fmt.Sprint(i%3), int64(i)*1e8, l, "info")
+		for s := range 3 {
+			m.Add(model.Labels{{Name: "s", Value: fmt.Sprint(s)}}, func(yield func(Line) bool) {
+				for i := s; i < len(lines); i += 3 {
+					if !yield(Line{int64(i) * 1e8, lines[i], "info"}) {
+						return
+					}
+				}
+			})
 		}
-		_ = Prune(m.Series(0, 1e7, 60_000))
+		_ = Prune(m.Series(nil, 0, 1e7, 60_000))
+	}
+}
+
+func add(m *Miner, ts int64, text, level string) {
+	m.Add(model.Labels{{Name: "s", Value: "s"}}, func(yield func(Line) bool) { yield(Line{ts, text, level}) })
+}
+
+// Counts older than the retained window are pruned (a minute at most
+// after they fall out of it), and streams left without patterns are
+// forgotten, as Loki's pattern ingester forgets them.
+func TestLivePrunesRetainedWindow(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := NewLive[string](10, func() time.Time { return now })
+	var s model.Stream
+	s.Labels = model.Labels{{Name: "app", Value: "a"}}
+	for i := range 40 {
+		s.Entries = append(s.Entries, model.Entry{TimestampNs: now.Add(time.Duration(i) * time.Second).UnixNano(), Line: fmt.Sprintf("request %d served in %d ms", i, i)})
+	}
+	l.Push("t", []model.Stream{s})
+	from, through := now.UnixMilli(), now.Add(time.Hour).UnixMilli()
+	if got, ok := l.Series("t", nil, from, through, 60_000); !ok || len(Prune(got)) != 1 {
+		t.Fatalf("%v %+v", ok, got)
+	}
+	now = now.Add(Retain + 2*time.Minute)
+	if got, ok := l.Series("t", nil, from, through, 60_000); !ok || len(got) != 0 || l.Streams() != 0 {
+		t.Fatalf("after the retained window: %v %+v, %d streams", ok, got, l.Streams())
 	}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/patterns"
 	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/streamindex"
@@ -145,6 +146,11 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		w.OnAck = append(w.OnAck, streams.Acked)
 		w.OnFail = append(w.OnFail, streams.Failed)
 	}
+	var livePatterns *patterns.Live[backend.Tenant]
+	if streams != nil && cfg.Patterns.Enabled {
+		livePatterns = patterns.NewLive[backend.Tenant](cfg.Patterns.MaxLiveStreams, nil)
+		w.OnAck = append(w.OnAck, livePatterns.Push)
+	}
 	if acks != nil {
 		// After visible.Acked: a request that reads a push's number also
 		// waits for that push to be searchable.
@@ -172,7 +178,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		OTLP:                    &otlpConfig,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
-		Patterns:                api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines},
+		Patterns:                api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines, Live: livePatterns},
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
 		DrilldownLimits: api.DrilldownLimits{
 			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,

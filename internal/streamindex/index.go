@@ -83,6 +83,9 @@ type tenant struct {
 	// linesFrom: the tenant's entries before this time may be missing
 	// from the streams' lines (trimmed, or pushed before a restart).
 	linesFrom int64
+	// restored is the newest timestamp of the streams restored from a
+	// saved index (pushed before this process started).
+	restored int64
 }
 
 type stream struct {
@@ -147,7 +150,7 @@ func (ix *Index) Failed(t backend.Tenant) {
 func (ix *Index) tenantLocked(t backend.Tenant) *tenant {
 	tn := ix.tenants[t]
 	if tn == nil {
-		tn = &tenant{streams: map[string]*stream{}, linesFrom: math.MinInt64}
+		tn = &tenant{streams: map[string]*stream{}, linesFrom: math.MinInt64, restored: math.MinInt64}
 		ix.tenants[t] = tn
 	}
 	return tn
@@ -169,6 +172,21 @@ func (ix *Index) Newest(t backend.Tenant, ls model.Labels) (int64, bool) {
 		newest = max(newest, st.max)
 	}
 	return newest, true
+}
+
+// Covers reports whether every row of the tenant at or after start was
+// acknowledged by this process (none stored before the index saw the
+// tenant's pushes, none restored from a saved index), so that whatever
+// watched this process's pushes saw them all.
+func (ix *Index) Covers(ctx context.Context, t backend.Tenant, start int64) (bool, error) {
+	horizon, known, err := ix.horizon(ctx, t)
+	if err != nil || !known || start <= horizon {
+		return false, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	tn := ix.tenants[t]
+	return tn == nil || start > tn.restored, nil
 }
 
 // Request is a label names (Name empty) or label values request.

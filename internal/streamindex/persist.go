@@ -86,9 +86,11 @@ func (ix *Index) Load(path string) error {
 		}
 		// Line lengths are not saved: entries up to the newest restored
 		// are not in the streams' lines.
-		tn.linesFrom = tn.horizon + 1
+		tn.restored = tn.horizon
 		for _, x := range st.Streams {
-			tn.linesFrom = max(tn.linesFrom, x.Max+1)
+			tn.restored = max(tn.restored, x.Max)
+		}
+		for _, x := range st.Streams {
 			if ix.streams >= ix.cfg.MaxStreams {
 				tn.full = true
 				break
@@ -96,6 +98,7 @@ func (ix *Index) Load(path string) error {
 			tn.streams[x.Labels.String()] = &stream{labels: x.Labels, min: x.Min, max: x.Max}
 			ix.streams++
 		}
+		tn.linesFrom = tn.restored + 1
 	}
 	return nil
 }
