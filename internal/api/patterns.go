@@ -103,23 +103,11 @@ func (s *Server) livePatterns(ctx context.Context, sel logql.LogSelectorExpr, ol
 		return nil, false, err
 	}
 	ms := sel.Matchers()
-	series, ok := live.Series(t, func(ls model.Labels) bool { return matchesAll(ls, ms) }, from, through, step.Milliseconds())
+	series, ok := live.Series(t, func(ls model.Labels) bool { return logql.MatchLabels(ms, ls.Get) }, from, through, step.Milliseconds())
 	if !ok {
 		return nil, false, nil
 	}
 	return patterns.Prune(series), true, nil
-}
-
-// matchesAll applies Loki's matcher rules to stream labels: a missing
-// label is "".
-func matchesAll(ls model.Labels, ms []*logql.Matcher) bool {
-	for _, m := range ms {
-		v, _ := ls.Get(m.Name)
-		if !m.Matches(v) {
-			return false
-		}
-	}
-	return true
 }
 
 func latest(a, b time.Time) time.Time {

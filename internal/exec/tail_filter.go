@@ -1,9 +1,7 @@
 package exec
 
 import (
-	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
-	"github.com/vloki/vloki/internal/model"
 )
 
 // tailFilter is the filter a VictoriaLogs live tail is asked with: the
@@ -17,7 +15,7 @@ import (
 // row of a matching stream meets; other stream matchers are dropped (a
 // wider filter still). Filters under a negation stay as they are (widening
 // there would narrow). The selector is then checked exactly on each row
-// (selectorMatches).
+// (logql.MatchLabels).
 func tailFilter(f logsql.Filter) logsql.Filter {
 	switch f := f.(type) {
 	case logsql.StreamFilter:
@@ -45,16 +43,4 @@ func tailFilter(f logsql.Filter) logsql.Filter {
 		return out
 	}
 	return f
-}
-
-// selectorMatches applies Loki's matcher rules to a row's stream labels
-// (a missing label is "").
-func selectorMatches(ls model.Labels, ms []*logql.Matcher) bool {
-	for _, m := range ms {
-		v, _ := ls.Get(m.Name)
-		if !m.Matches(v) {
-			return false
-		}
-	}
-	return true
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -41,7 +42,7 @@ func (tl *Tail) RunBackend(ctx context.Context, sub *tailshare.Sub) error {
 			if err != nil {
 				return err
 			}
-			if selectorMatches(row.labels, tl.q.Selector) {
+			if logql.MatchLabels(tl.q.Selector, row.labels.Get) {
 				tl.add(sourcedRow{row: row, backlog: true})
 			}
 		}

@@ -68,6 +68,18 @@ func NewMatcher(t MatchType, name, value string) (*Matcher, error) {
 	return m, nil
 }
 
+// MatchLabels applies Loki's selector rules to a label set read through
+// get: every matcher must hold, a missing label compares as "".
+func MatchLabels(ms []*Matcher, get func(name string) (string, bool)) bool {
+	for _, m := range ms {
+		v, _ := get(m.Name)
+		if !m.Matches(v) {
+			return false
+		}
+	}
+	return true
+}
+
 // Matches reports whether a label value satisfies the matcher.
 func (m *Matcher) Matches(v string) bool {
 	switch m.Type {

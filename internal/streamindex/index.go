@@ -225,7 +225,7 @@ func answer(tn *tenant, r Request) ([]string, bool) {
 	set := map[string]struct{}{}
 	var undecided []*stream
 	for _, st := range tn.streams {
-		if st.max < r.Start || st.min > r.End || !matches(st.labels, r.Matchers) {
+		if st.max < r.Start || st.min > r.End || !logql.MatchLabels(r.Matchers, st.labels.Get) {
 			continue
 		}
 		if !(inRange(st.min, r) || inRange(st.max, r)) {
@@ -267,17 +267,6 @@ func contribute(ls model.Labels, name string, add func(string)) {
 			add(l.Value)
 		}
 	}
-}
-
-// matches applies Loki's matcher rules: a missing label is "".
-func matches(ls model.Labels, ms []*logql.Matcher) bool {
-	for _, m := range ms {
-		v, _ := ls.Get(m.Name)
-		if !m.Matches(v) {
-			return false
-		}
-	}
-	return true
 }
 
 // horizon returns the tenant's horizon, reading it from the storage the

@@ -97,7 +97,7 @@ func (ix *Index) Lines(ctx context.Context, t backend.Tenant, ms []*logql.Matche
 		return false, nil
 	}
 	for _, st := range tn.streams {
-		if st.max < start || st.min > end || !matches(st.labels, ms) {
+		if st.max < start || st.min > end || !logql.MatchLabels(ms, st.labels.Get) {
 			continue
 		}
 		fn(st.labels, st.linesIn(start, end))
