@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record patterns-record docs bench-capacity dedup-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -57,7 +57,7 @@ parity-record:
 parity:
 	$(GO) test -count=1 -run TestParity -v ./internal/parity/
 
-## parity-diff: random queries against a fresh Loki v3.7.8 holding the parity dataset (DIFF_N, DIFF_SEED)
+## parity-diff: random queries against a fresh Loki v3.7.8 holding the parity dataset (DIFF_N, DIFF_SEED, DIFF_GEN=2|3, DIFF_DATASET=2 adds the second dataset)
 parity-diff:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  $(GO) run ./cmd/parity compare -url $$LOKI_URL -dir parity > /dev/null; \
@@ -77,6 +77,11 @@ dedup-record:
 patterns-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  PATTERNS_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestPatternsMatchLoki$$' -v ./internal/integration/
+
+## collide-record: Loki's answers to structured metadata colliding with labels and parsed keys, which TestParsedLabelsReplaceMetadataMatchLoki compares vloki's with (not part of CI)
+collide-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  COLLIDE_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestParsedLabelsReplaceMetadataMatchLoki$$' -v ./internal/integration/
 
 ## otlp-record: Loki's answers to the OTLP tests' exports, from fresh Loki v3.7.8s with the default and the tests' otlp_config (not part of CI)
 otlp-record:

@@ -189,6 +189,12 @@ func (s *entryState) extract(name, value string) bool {
 		// The agent that stored the row extracted this one already.
 		return true
 	}
+	if s.storedField(name) {
+		// A parsed label replaces structured metadata of the same name
+		// (Loki's LabelsBuilder.Set): metadata "level_extracted" (renamed
+		// at ingestion) gives way to a parsed level renamed the same way.
+		s.deleted = append(s.deleted, name)
+	}
 	s.parsed = append(s.parsed, model.Label{Name: name, Value: value})
 	return s.keepParsing(name)
 }

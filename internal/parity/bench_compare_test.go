@@ -56,7 +56,13 @@ func compareTargets(b *testing.B) (vloki string, vl *backend.Client, loki string
 
 // waitAll polls until Loki counts every pushed line.
 func waitAll(base string, total int) error {
-	c := Case{Params: map[string]string{"query": `sum(count_over_time({env=~".+"}[169h]))`, "time": "@168h"}}
+	return waitCount(base, `{env=~".+"}`, total)
+}
+
+// waitCount polls until Loki counts total lines of the selector over the
+// week from Anchor.
+func waitCount(base, selector string, total int) error {
+	c := Case{Params: map[string]string{"query": `sum(count_over_time(` + selector + `[169h]))`, "time": "@168h"}}
 	q, _ := c.Query()
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {

@@ -28,7 +28,17 @@ type generator struct {
 	// entries per tick, several on one timestamp.
 	every time.Duration
 	burst int
-	line  func(r *rand.Rand, i int, ts time.Time) (string, model.Labels)
+	// burstUpTo > 1 writes between 1 and that many entries per tick.
+	burstUpTo int
+	line      func(r *rand.Rand, i int, ts time.Time) (string, model.Labels)
+}
+
+// meanBurst is how many entries a tick writes on average.
+func (g generator) meanBurst() float64 {
+	if g.burstUpTo > 1 {
+		return float64(g.burstUpTo+1) / 2
+	}
+	return float64(max(g.burst, 1))
 }
 
 // Generate builds the dataset: about `lines` entries over `span` from
@@ -61,7 +71,11 @@ func (g generator) generate(r *rand.Rand, span time.Duration, scale float64) Str
 	}
 	n := 0
 	for ts := Anchor; ts.Before(Anchor.Add(span)); {
-		for b := 0; b < max(g.burst, 1); b++ {
+		perTick := max(g.burst, 1)
+		if g.burstUpTo > 1 {
+			perTick = 1 + r.IntN(g.burstUpTo)
+		}
+		for b := 0; b < perTick; b++ {
 			line, md := g.line(r, n, ts)
 			s.Entries = append(s.Entries, model.Entry{TimestampNs: ts.UnixNano(), Line: line, StructuredMetadata: md})
 			n++

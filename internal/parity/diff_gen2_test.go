@@ -12,7 +12,7 @@ import (
 // aggregations, binary operations between two range aggregations,
 // offsets, and unwraps without an error filter.
 func randomCase2(r *rand.Rand, i int) Case {
-	s := pickOne(r, sources)
+	s := pickOne(r, diffSources)
 	start := fmt.Sprintf("@%dh%dm%ds", r.IntN(22), r.IntN(60), r.IntN(60))
 	span := pickOne(r, []string{"90s", "7m", "45m", "2h", "6h"})
 	params := map[string]string{"start": start, "end": endAfter(start, span)}

@@ -22,7 +22,9 @@ import (
 // (DIFF_LOKI_URL, e.g. the oracle of make parity-record) and vloki the
 // same randomly built queries and reports every difference. It explores
 // combinations the corpus does not list; DIFF_N sets how many (default
-// 200), DIFF_SEED the seed, DIFF_GEN=2 or 3 the second or third generator.
+// 200), DIFF_SEED the seed, DIFF_GEN=2 or 3 the second or third generator,
+// DIFF_DATASET=2 adds the second dataset (Generate2) to both and asks the
+// first two generators about it.
 func TestRandomDifferential(t *testing.T) {
 	loki := os.Getenv("DIFF_LOKI_URL")
 	if loki == "" {
@@ -46,6 +48,19 @@ func TestRandomDifferential(t *testing.T) {
 	ctx := context.Background()
 	if err := Push(ctx, srv.URL, "", Generate(DefaultLines, DefaultSpan), 1<<20); err != nil {
 		t.Fatal(err)
+	}
+	diffSources = sources
+	if os.Getenv("DIFF_DATASET") == "2" {
+		ds := Generate2(DefaultLines/4, DefaultSpan)
+		for _, u := range []string{srv.URL, loki} {
+			if err := Push(ctx, u, "", ds, 1<<20); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := waitCount(loki, `{suite="two"}`, Total(ds)); err != nil {
+			t.Fatal(err)
+		}
+		diffSources = sources2
 	}
 	if err := c.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -100,6 +115,9 @@ type source struct {
 	unwrap  []string // numeric fields with their conversion
 }
 
+// diffSources are the streams the first two generators ask about.
+var diffSources []source
+
 var sources = []source{
 	{`{app="checkout"}`, "json", []string{`level="error"`, `amount > 100`, `paid="true"`, `user_country=~"D.|US"`, `duration > 500ms`}, []string{"level", "user_country", "paid", "currency"}, []string{"amount", "duration(duration)"}},
 	{`{app="payments"}`, "logfmt", []string{`status="declined"`, `method!="card"`, `latency < 1s`, `amount >= 250`}, []string{"method", "status", "level"}, []string{"amount", "duration(latency)"}},
@@ -110,6 +128,18 @@ var sources = []source{
 	{`{namespace="shop"}`, "", nil, []string{"app", "pod"}, nil},
 	{`{host=~"db-.*"}`, "logfmt", []string{`level="error"`, `duration > 1s`}, []string{"level", "host"}, []string{"rows"}},
 	{`{name="gateway"}`, "logfmt", []string{`client = ip("10.0.0.0/8")`, `status=504`}, []string{"status"}, nil},
+}
+
+// sources2 are the second dataset's streams (DIFF_DATASET=2).
+var sources2 = []source{
+	{`{suite="two", app="deep"}`, "json", []string{`level="error"`, `n > 100`, `a_b=~".+"`, `x_y!=""`, `dup="second"`, `id > 1e2`}, []string{"level", "dup", "a_b", "x_y", "id"}, []string{"id", "n", "k_1"}},
+	{`{suite="two", app="quote"}`, "logfmt", []string{`msg=~".*hi.*"`, `empty=""`, `dur > 1s`, `size > 10KB`, `n >= 50`, `eq="x=y"`}, []string{"level", "msg", "eq", "empty"}, []string{"n", "duration(dur)", "bytes(size)", "duration(latency)"}},
+	{`{suite="two", app="collide"}`, "json", []string{`level="info"`, `level_extracted="warn"`, `msg="from metadata"`, `user=~"u[0-4]"`, `app_extracted="inner"`}, []string{"level", "user", "msg", "app"}, nil},
+	{`{suite="two", path="/a b"c\d"}`, "logfmt", []string{`n > 10`, `level!="info"`}, []string{"note", "level"}, []string{"n"}},
+	{`{suite="two", app="bursts"}`, `regexp "value=(?P<value>\d+)"`, []string{`value > 50`}, []string{"value"}, []string{"value"}},
+	{`{suite="two", app="twin"}`, "json", []string{`level="warn"`, `zone="a"`}, []string{"zone", "level"}, []string{"n"}},
+	{`{suite="two", app="short"}`, "logfmt", []string{`idx=~"1.*"`, `n < 10`}, []string{"idx", "level"}, []string{"n"}},
+	{`{suite=~"tw.", note=~".*ünï.*"}`, "", nil, []string{"note", "path"}, nil},
 }
 
 var lineFilters = []string{`|= "error"`, `!= "info"`, `|~ "(?i)warn"`, `|= "a" or "e"`, `!~ "^\\{"`, `|= ""`,
@@ -149,7 +179,7 @@ func randomLogQuery(r *rand.Rand, s source) string {
 }
 
 func randomCase(r *rand.Rand, i int) Case {
-	s := pickOne(r, sources)
+	s := pickOne(r, diffSources)
 	startH := r.IntN(20)
 	span := []string{"5m", "30m", "1h", "3h"}[r.IntN(4)]
 	params := map[string]string{"start": fmt.Sprintf("@%dh", startH), "end": fmt.Sprintf("@%dh%s", startH, "")}
