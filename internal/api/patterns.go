@@ -61,7 +61,7 @@ func (s *Server) minePatterns(ctx context.Context, q *loghttp.RangeQuery, now ti
 	if err != nil {
 		return nil, err
 	}
-	from, through := roundToMilliseconds(q.Start, q.End)
+	from, through := q.Start.UnixMilli(), loghttp.CeilMs(q.End) // Loki rounds out to whole ms
 	series, ok, err := s.livePatterns(ctx, sel, oldest, from, through, q.Step)
 	if err == nil {
 		s.d.Metrics.ObservePatternAnswer(ok)
@@ -115,13 +115,4 @@ func latest(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// roundToMilliseconds is Loki's: from truncated, through rounded up.
-func roundToMilliseconds(from, through time.Time) (int64, int64) {
-	t := through.UnixNano() / 1e6
-	if through.UnixNano()%1e6 != 0 {
-		t++
-	}
-	return from.UnixNano() / 1e6, t
 }

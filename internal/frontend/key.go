@@ -20,10 +20,10 @@ type request struct {
 	// the request reads up to "now".
 	end    time.Time
 	hasEnd bool
-	// mayReadAhead marks a request whose answer depends on data after its
+	// uncacheable marks a request whose answer depends on data after its
 	// end (a negative offset; patterns, whose templates later lines still
 	// refine and whose window moves with now): never cached.
-	mayReadAhead bool
+	uncacheable bool
 }
 
 // answerHeaders change the bytes of an answer.
@@ -57,7 +57,7 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 		b.WriteByte('\x00')
 		b.WriteString(r.Header.Get(h))
 	}
-	req := &request{canonical: b.String(), mayReadAhead: route == "patterns" || negativeOffset.MatchString(r.Form.Get("query"))}
+	req := &request{canonical: b.String(), uncacheable: route == "patterns" || negativeOffset.MatchString(r.Form.Get("query"))}
 	endParam := "end"
 	if route == "query" {
 		endParam = "time"
@@ -75,7 +75,7 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 // frozenBefore reports whether everything the request reads lies before
 // cut, so its answer can no longer change.
 func (q *request) frozenBefore(cut time.Time) bool {
-	return q.hasEnd && !q.mayReadAhead && q.end.Before(cut)
+	return q.hasEnd && !q.uncacheable && q.end.Before(cut)
 }
 
 // key identifies the answer for a tenant at a cache generation.

@@ -44,11 +44,15 @@ func (g generator) meanBurst() float64 {
 // Generate builds the dataset: about `lines` entries over `span` from
 // Anchor, the same for the same arguments.
 func Generate(lines int, span time.Duration) []Stream {
-	r := rand.New(rand.NewPCG(20250115, 42))
-	gens := generators()
+	return generateAll(rand.New(rand.NewPCG(20250115, 42)), generators(), lines, span)
+}
+
+// generateAll writes every generator's stream, scaled so that they hold
+// about `lines` entries together, sorted by labels.
+func generateAll(r *rand.Rand, gens []generator, lines int, span time.Duration) []Stream {
 	totalWeight := 0.0
 	for _, g := range gens {
-		totalWeight += float64(span) / float64(g.every) * float64(max(g.burst, 1))
+		totalWeight += float64(span) / float64(g.every) * g.meanBurst()
 	}
 	scale := float64(lines) / totalWeight
 	var out []Stream

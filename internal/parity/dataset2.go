@@ -3,7 +3,6 @@ package parity
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,19 +16,7 @@ import (
 // characters, small bursts on one timestamp, streams differing in one
 // label, many short streams.
 func Generate2(lines int, span time.Duration) []Stream {
-	r := rand.New(rand.NewPCG(20250210, 7))
-	gens := generators2()
-	totalWeight := 0.0
-	for _, g := range gens {
-		totalWeight += float64(span) / float64(g.every) * g.meanBurst()
-	}
-	scale := float64(lines) / totalWeight
-	var out []Stream
-	for _, g := range gens {
-		out = append(out, g.generate(r, span, scale))
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Labels.String() < out[j].Labels.String() })
-	return out
+	return generateAll(rand.New(rand.NewPCG(20250210, 7)), generators2(), lines, span)
 }
 
 func generators2() []generator {

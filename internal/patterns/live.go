@@ -2,9 +2,11 @@ package patterns
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/push"
 )
 
 // Retain is how long Loki's pattern ingester keeps a pattern's counts
@@ -22,15 +24,16 @@ const pruneEvery = time.Minute
 // most maxStreams streams across tenants; a tenant whose new stream finds
 // it full is mined from storage at query time from then on.
 type Live[T comparable] struct {
-	mu         sync.Mutex
+	mu         sync.Mutex // tenants and pruned; each tenant has its own lock
 	tenants    map[T]*liveTenant
-	maxStreams int
-	streams    int
+	maxStreams int64
+	streams    atomic.Int64
 	now        func() time.Time
 	pruned     time.Time
 }
 
 type liveTenant struct {
+	mu   sync.Mutex
 	m    *Miner
 	full bool
 }
@@ -40,33 +43,41 @@ func NewLive[T comparable](maxStreams int, now func() time.Time) *Live[T] {
 	if now == nil {
 		now = time.Now
 	}
-	return &Live[T]{tenants: map[T]*liveTenant{}, maxStreams: maxStreams, now: now, pruned: now()}
+	return &Live[T]{tenants: map[T]*liveTenant{}, maxStreams: int64(maxStreams), now: now, pruned: now()}
 }
 
-// Push trains on an acknowledged push.
+// Push trains on an acknowledged push. Pushes of different tenants train
+// in parallel.
 func (l *Live[T]) Push(t T, streams []model.Stream) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.pruneLocked()
-	tn := l.tenants[t]
-	if tn == nil {
-		tn = &liveTenant{m: &Miner{streams: map[string]*stream{}, clock: l.wallClock}}
-		l.tenants[t] = tn
-	}
+	l.maybePrune()
+	tn := l.tenant(t, true)
+	tn.mu.Lock()
+	defer tn.mu.Unlock()
 	for _, s := range streams {
 		key := s.Labels.String()
 		if _, known := tn.m.streams[key]; !known {
-			if l.streams >= l.maxStreams {
+			if l.streams.Add(1) > l.maxStreams {
+				l.streams.Add(-1)
 				tn.full = true
 				continue
 			}
-			l.streams++
 		}
 		for _, e := range s.Entries {
-			level, _ := e.StructuredMetadata.Get("detected_level")
+			level, _ := e.StructuredMetadata.Get(push.DetectedLevelLabel)
 			tn.m.add(key, s.Labels, e.TimestampNs, e.Line, level)
 		}
 	}
+}
+
+func (l *Live[T]) tenant(t T, create bool) *liveTenant {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tn := l.tenants[t]
+	if tn == nil && create {
+		tn = &liveTenant{m: &Miner{streams: map[string]*stream{}, clock: l.wallClock}}
+		l.tenants[t] = tn
+	}
+	return tn
 }
 
 func (l *Live[T]) wallClock(int64) int64 { return l.now().UnixNano() }
@@ -74,13 +85,13 @@ func (l *Live[T]) wallClock(int64) int64 { return l.now().UnixNano() }
 // Series answers for the tenant as Miner.Series does; ok is false when
 // the tenant outgrew the bound (its patterns must be mined from storage).
 func (l *Live[T]) Series(t T, match func(model.Labels) bool, from, through, step int64) ([]Series, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.pruneLocked()
-	tn := l.tenants[t]
+	l.maybePrune()
+	tn := l.tenant(t, false)
 	if tn == nil {
 		return nil, true
 	}
+	tn.mu.Lock()
+	defer tn.mu.Unlock()
 	if tn.full {
 		return nil, false
 	}
@@ -88,21 +99,28 @@ func (l *Live[T]) Series(t T, match func(model.Labels) bool, from, through, step
 }
 
 // Streams is how many streams the live miner holds.
-func (l *Live[T]) Streams() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.streams
-}
+func (l *Live[T]) Streams() int { return int(l.streams.Load()) }
 
-func (l *Live[T]) pruneLocked() {
+// maybePrune prunes every tenant when a minute has passed since the last
+// time.
+func (l *Live[T]) maybePrune() {
 	now := l.now()
+	l.mu.Lock()
 	if now.Sub(l.pruned) < pruneEvery {
+		l.mu.Unlock()
 		return
 	}
 	l.pruned = now
-	cutoff := now.Add(-Retain).UnixMilli()
+	tenants := make([]*liveTenant, 0, len(l.tenants))
 	for _, tn := range l.tenants {
-		l.streams -= tn.m.prune(cutoff)
+		tenants = append(tenants, tn)
+	}
+	l.mu.Unlock()
+	cutoff := now.Add(-Retain).UnixMilli()
+	for _, tn := range tenants {
+		tn.mu.Lock()
+		l.streams.Add(-int64(tn.m.prune(cutoff)))
+		tn.mu.Unlock()
 	}
 }
 

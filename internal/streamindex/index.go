@@ -179,14 +179,24 @@ func (ix *Index) Newest(t backend.Tenant, ls model.Labels) (int64, bool) {
 // tenant's pushes, none restored from a saved index), so that whatever
 // watched this process's pushes saw them all.
 func (ix *Index) Covers(ctx context.Context, t backend.Tenant, start int64) (bool, error) {
-	horizon, known, err := ix.horizon(ctx, t)
-	if err != nil || !known || start <= horizon {
+	if ok, err := ix.knowsFrom(ctx, t, start); !ok || err != nil {
 		return false, err
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	tn := ix.tenants[t]
 	return tn == nil || start > tn.restored, nil
+}
+
+// knowsFrom reports whether every stored row of the tenant from start on
+// is one the index saw pushed: inside the retention (older rows may be
+// gone from the storage) and after the tenant's horizon.
+func (ix *Index) knowsFrom(ctx context.Context, t backend.Tenant, start int64) (bool, error) {
+	if ix.cfg.Retention > 0 && start < ix.cfg.Now().Add(-ix.cfg.Retention).UnixNano() {
+		return false, nil
+	}
+	horizon, known, err := ix.horizon(ctx, t)
+	return err == nil && known && start > horizon, err
 }
 
 // Request is a label names (Name empty) or label values request.
@@ -199,11 +209,7 @@ type Request struct {
 // Answer returns the sorted names or values when the index knows them
 // exactly; ok is false when the storage must answer.
 func (ix *Index) Answer(ctx context.Context, t backend.Tenant, r Request) (values []string, ok bool, err error) {
-	if ix.cfg.Retention > 0 && r.Start < ix.cfg.Now().Add(-ix.cfg.Retention).UnixNano() {
-		return nil, false, nil
-	}
-	horizon, known, err := ix.horizon(ctx, t)
-	if err != nil || !known || r.Start <= horizon {
+	if ok, err := ix.knowsFrom(ctx, t, r.Start); !ok || err != nil {
 		return nil, false, err
 	}
 	ix.mu.RLock()

@@ -80,11 +80,10 @@ func (ix *Index) trimLinesLocked() {
 // entries (time, line bytes) in [start, end] (Unix ns, inclusive) when
 // the index holds them all; ok is false when the storage must answer.
 func (ix *Index) Lines(ctx context.Context, t backend.Tenant, ms []*logql.Matcher, start, end int64, fn func(ls model.Labels, lines iter.Seq2[int64, int64])) (ok bool, err error) {
-	if ix.cfg.MaxLines <= 0 || ix.cfg.Retention > 0 && start < ix.cfg.Now().Add(-ix.cfg.Retention).UnixNano() {
+	if ix.cfg.MaxLines <= 0 {
 		return false, nil
 	}
-	horizon, known, err := ix.horizon(ctx, t)
-	if err != nil || !known || start <= horizon {
+	if ok, err := ix.knowsFrom(ctx, t, start); !ok || err != nil {
 		return false, err
 	}
 	ix.mu.RLock()
