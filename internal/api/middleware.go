@@ -3,13 +3,15 @@ package api
 import (
 	"bufio"
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -64,6 +66,7 @@ func (w *statusWriter) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 
 // instrument adds a request id, a log line and metrics to every request.
 func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
+	observe := s.d.Metrics.RequestObserver(route)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-ID")
@@ -78,10 +81,13 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 			sw.status = http.StatusOK
 		}
 		d := time.Since(start)
-		s.d.Metrics.ObserveRequest(route, sw.status, d, backendRequests.Load())
+		observe(sw.status, d, backendRequests.Load())
 		level := slog.LevelInfo
 		if sw.status >= 500 {
 			level = slog.LevelError
+		}
+		if !s.d.Log.Enabled(r.Context(), level) {
+			return
 		}
 		attrs := []slog.Attr{slog.String("request_id", id), slog.String("route", route),
 			slog.String("method", r.Method), slog.String("tenant", info.tenant), slog.Int("status", sw.status),
@@ -93,10 +99,18 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 	})
 }
 
+// requestIDs are this process's random prefix and a counter: unique, and
+// cheaper than reading randomness on every request.
+var requestIDs = struct {
+	prefix uint32
+	seq    atomic.Uint64
+}{prefix: rand.Uint32()}
+
 func newRequestID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	var raw [8]byte
+	binary.BigEndian.PutUint32(raw[:4], requestIDs.prefix)
+	binary.BigEndian.PutUint32(raw[4:], uint32(requestIDs.seq.Add(1)))
+	return hex.EncodeToString(raw[:])
 }
 
 // requestInfo collects what the log line reports about a request.
@@ -112,11 +126,11 @@ type tenantKey struct{}
 // tenantQuery resolves the tenant before the handler runs.
 func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		r, t, ok := s.resolveTenant(w, r)
+		ctx, t, ok := s.tenantContext(w, r)
 		if !ok {
 			return
 		}
-		h(w, r.WithContext(context.WithValue(r.Context(), tenantKey{}, t)))
+		h(w, r.WithContext(context.WithValue(ctx, tenantKey{}, t)))
 	}
 }
 
@@ -161,15 +175,22 @@ func (s *Server) front(route string, h http.HandlerFunc) http.HandlerFunc {
 // in the request's context (tenant.NameFrom); on failure it answers the
 // request itself.
 func (s *Server) resolveTenant(w http.ResponseWriter, r *http.Request) (*http.Request, backend.Tenant, bool) {
+	ctx, t, ok := s.tenantContext(w, r)
+	return r.WithContext(ctx), t, ok
+}
+
+// tenantContext is resolveTenant's context, for callers adding more to it
+// before the one copy of the request.
+func (s *Server) tenantContext(w http.ResponseWriter, r *http.Request) (context.Context, backend.Tenant, bool) {
 	name, t, err := s.d.Tenants.Resolve(r.Header)
 	if err != nil {
 		writeError(w, err)
-		return r, t, false
+		return r.Context(), t, false
 	}
 	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 		info.tenant = name
 	}
-	return r.WithContext(tenant.WithName(r.Context(), name)), t, true
+	return tenant.WithName(r.Context(), name), t, true
 }
 
 // tenantFrom returns the tenant tenantQuery resolved.

@@ -65,6 +65,8 @@ type Deps struct {
 	// Frontend, when set, coalesces identical queries and caches answers
 	// over ranges that can no longer change.
 	Frontend *frontend.Frontend
+	// CompressResponses gzips query answers as Loki's compress_responses.
+	CompressResponses bool
 	// DrilldownLimits are reported to Logs Drilldown.
 	DrilldownLimits DrilldownLimits
 }
@@ -112,9 +114,14 @@ type route struct {
 
 func (s *Server) routes() []route {
 	t := s.tenantQuery
-	// A query goes: tenant, frontend (coalescing, results cache), queue.
+	// A query goes: tenant, Loki's response compression when on, frontend
+	// (coalescing, results cache), queue.
 	q := func(pattern, name string, h http.HandlerFunc) route {
-		return route{pattern, name, t(s.front(name, s.scheduled(h)))}
+		h = s.front(name, s.scheduled(h))
+		if s.d.CompressResponses {
+			h = frontend.Compressed(h).ServeHTTP
+		}
+		return route{pattern, name, t(h)}
 	}
 	return []route{
 		{"/loki/api/v1/push", "push", s.push},

@@ -6,8 +6,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // Step is the outcome of one workload at one load against one target.
@@ -32,18 +30,15 @@ type Step struct {
 	Errors     []string       `json:"errors,omitempty"`
 }
 
-func newStep(w Workload, tg Target, l Load, queries int, m *vegeta.Metrics, u ProcUsage) Step {
+func newStep(w Workload, tg Target, l Load, queries int, m *tally, u ProcUsage) Step {
 	s := Step{Workload: w.Name, Target: tg.Name, Clients: l.Clients, Rate: l.Rate, Queries: queries,
-		Requests: m.Requests, Throughput: m.Throughput, P50: m.Latencies.P50, P90: m.Latencies.P90,
-		P99: m.Latencies.P99, Max: m.Latencies.Max, ErrorRate: 1 - m.Success, Codes: m.StatusCodes, Usage: u}
+		Requests: m.requests, Throughput: m.throughput(), P50: m.quantile(0.50), P90: m.quantile(0.90),
+		P99: m.quantile(0.99), Max: m.max, Codes: m.codes, MeanBytes: m.meanBytes(), Usage: u, Errors: m.errors}
+	if m.requests > 0 {
+		s.ErrorRate = 1 - float64(m.ok)/float64(m.requests)
+	}
 	if l.Rate > 0 {
 		s.Clients = 0
-	}
-	s.MeanBytes = m.BytesIn.Mean
-	if len(m.Errors) > 3 {
-		s.Errors = m.Errors[:3]
-	} else {
-		s.Errors = m.Errors
 	}
 	return s
 }

@@ -69,14 +69,14 @@ func step(cfg RunConfig, w Workload, l Load, tg Target) Step {
 	if w.Moving {
 		now = func() time.Time { return cfg.Now.Add(time.Since(began).Truncate(RefreshEvery)) }
 	}
-	tr, queries := targeter(tg, w, now)
+	src, queries := requests(tg, w, now)
 	if queries == 0 {
 		return Step{Workload: w.Name, Target: tg.Name, Clients: l.Clients, Rate: l.Rate}
 	}
 	s := startSampler(tg.PIDs)
 	var done atomic.Uint64
 	stop := showProgress(cfg.Progress, fmt.Sprintf("%s, %s, %s", w.Name, Step{Clients: l.Clients, Rate: l.Rate}.load(), tg.Name), began, &done)
-	m := attack(tr, l, func(n uint64) { done.Store(n) })
+	m := fire(src, l, &done)
 	stop()
 	return newStep(w, tg, l, queries, m, s.finish())
 }

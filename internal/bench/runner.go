@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bytes"
 	"net/http"
 	"net/url"
 	"sync/atomic"
@@ -37,46 +38,70 @@ type Load struct {
 	Timeout  time.Duration
 }
 
-// targeter cycles through a workload's requests for a target: a target
-// of twins skips queries without one. now gives the "now" of each request.
-func targeter(tg Target, w Workload, now func() time.Time) (vegeta.Targeter, int) {
-	n := len(w.Queries(now()))
-	if tg.Twins {
-		n = 0
-		for _, q := range w.Queries(now()) {
-			if q.Twin != nil {
-				n++
-			}
-		}
+// prepared is one request ready to send, built once per "now": raw
+// HTTP/1.1 bytes for the closed loop, a vegeta target for the open one.
+type prepared struct {
+	addr   string
+	raw    []byte
+	target vegeta.Target
+}
+
+// source gives the i-th request of a step.
+type source func(i uint64) *prepared
+
+// requests cycles through a workload's requests for a target (a target
+// of twins only those with one), over its URL and replicas in turn. now
+// gives the "now" of each request; the requests are rebuilt when it moves.
+func requests(tg Target, w Workload, now func() time.Time) (source, int) {
+	type built struct {
+		now  time.Time
+		reqs [][]*prepared // [replica][query]
 	}
-	var seq atomic.Uint64
-	return func(t *vegeta.Target) error {
-		qs := w.Queries(now())
-		for {
-			i := seq.Add(1)
-			q := qs[i%uint64(len(qs))]
-			path, params, hdr := q.Path, q.Params, q.Headers
-			if tg.Twins {
-				if q.Twin == nil {
-					continue
+	build := func(at time.Time) *built {
+		b := &built{now: at}
+		for _, base := range append([]string{tg.URL}, tg.Replicas...) {
+			var reqs []*prepared
+			for _, q := range w.Queries(at) {
+				switch {
+				case !tg.Twins:
+					reqs = append(reqs, prepare(base, q.Path, q.Params, header(tg.Header, q.Headers)))
+				case q.Twin != nil:
+					reqs = append(reqs, prepare(base, q.Twin.Path, q.Twin.Params, header(tg.Header, nil)))
 				}
-				path, params, hdr = q.Twin.Path, q.Twin.Params, nil
 			}
-			*t = vegeta.Target{Method: http.MethodGet, URL: tg.urlFor(i/uint64(len(qs))) + path + "?" + encode(params), Header: header(tg.Header, hdr)}
-			return nil
+			b.reqs = append(b.reqs, reqs)
 		}
+		return b
+	}
+	var cur atomic.Pointer[built]
+	cur.Store(build(now()))
+	n := len(cur.Load().reqs[0])
+	return func(i uint64) *prepared {
+		b := cur.Load()
+		if at := now(); !at.Equal(b.now) {
+			b = build(at)
+			cur.Store(b)
+		}
+		perURL := uint64(len(b.reqs[0]))
+		return b.reqs[(i/perURL)%uint64(len(b.reqs))][i%perURL]
 	}, n
 }
 
-// urlFor is the URL the i-th request goes to.
-func (tg Target) urlFor(i uint64) string {
-	if len(tg.Replicas) == 0 {
-		return tg.URL
+// prepare builds a GET of base+path?params with h.
+func prepare(base, path string, params map[string]string, h http.Header) *prepared {
+	full := base + path + "?" + encode(params)
+	p := &prepared{target: vegeta.Target{Method: http.MethodGet, URL: full, Header: h}}
+	u, err := url.Parse(full)
+	if err != nil {
+		return p // the closed loop reports the failed dial
 	}
-	if n := i % uint64(len(tg.Replicas)+1); n > 0 {
-		return tg.Replicas[n-1]
-	}
-	return tg.URL
+	p.addr = u.Host
+	var b bytes.Buffer
+	b.WriteString("GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nUser-Agent: vloki-bench\r\n")
+	_ = h.WriteSubset(&b, nil)
+	b.WriteString("\r\n")
+	p.raw = b.Bytes()
+	return p
 }
 
 func encode(params map[string]string) string {
@@ -84,7 +109,7 @@ func encode(params map[string]string) string {
 	for k, p := range params {
 		v.Set(k, p)
 	}
-	return v.Encode()
+	return v.Encode() // sorted by key
 }
 
 func header(base http.Header, extra map[string]string) http.Header {
@@ -98,24 +123,34 @@ func header(base http.Header, extra map[string]string) http.Header {
 	return h
 }
 
-// attack fires one step and returns vegeta's metrics of it.
-func attack(tr vegeta.Targeter, l Load, progress func(done uint64)) *vegeta.Metrics {
-	opts := []func(*vegeta.Attacker){vegeta.Timeout(l.Timeout), vegeta.KeepAlive(true), vegeta.MaxBody(-1)}
-	pacer := vegeta.Rate{Freq: 0}
+// fire runs one step: the closed loop on keep-alive connections, the open
+// loop (Rate) with vegeta's pacer.
+func fire(src source, l Load, done *atomic.Uint64) *tally {
 	if l.Rate > 0 {
-		pacer = vegeta.Rate{Freq: l.Rate, Per: time.Second}
-		opts = append(opts, vegeta.MaxWorkers(10_000), vegeta.Connections(10_000))
-	} else {
-		opts = append(opts, vegeta.Workers(uint64(l.Clients)), vegeta.MaxWorkers(uint64(l.Clients)), vegeta.Connections(l.Clients))
+		return openLoop(src, l, done)
 	}
-	a := vegeta.NewAttacker(opts...)
-	var m vegeta.Metrics
-	for r := range a.Attack(tr, pacer, l.Duration, "step") {
-		m.Add(r)
-		if progress != nil {
-			progress(m.Requests)
-		}
-	}
-	m.Close()
-	return &m
+	return closedLoop(src, l, done)
 }
+
+// openLoop sends l.Rate requests a second with vegeta, whatever the
+// answers' latency.
+func openLoop(src source, l Load, done *atomic.Uint64) *tally {
+	var seq atomic.Uint64
+	tr := func(t *vegeta.Target) error { *t = src(seq.Add(1)).target; return nil }
+	a := vegeta.NewAttacker(vegeta.Timeout(l.Timeout), vegeta.KeepAlive(true), vegeta.MaxBody(0),
+		vegeta.MaxWorkers(10_000), vegeta.Connections(10_000))
+	t := newTally()
+	for r := range a.Attack(tr, vegeta.Rate{Freq: l.Rate, Per: time.Second}, l.Duration, "step") {
+		var err error
+		if r.Error != "" {
+			err = stringError(r.Error)
+		}
+		t.add(r.Timestamp, r.Latency, int(r.Code), r.BytesIn, err)
+		done.Add(1)
+	}
+	return t
+}
+
+type stringError string
+
+func (e stringError) Error() string { return string(e) }

@@ -9,8 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // SoakConfig is a soak: every workload mixed at many clients for a long
@@ -46,28 +44,26 @@ func Soak(ctx context.Context, cfg SoakConfig) (*SoakResult, error) {
 	pushCtx, stopPush := context.WithCancel(ctx)
 	pushWG.Add(1)
 	go func() { defer pushWG.Done(); push(pushCtx, cfg, res, started) }()
-	m := attack(mixedTargeter(cfg), Load{Clients: cfg.Clients, Duration: cfg.Duration, Timeout: 2 * time.Minute}, nil)
+	var done atomic.Uint64
+	m := closedLoop(mixedRequests(cfg), Load{Clients: cfg.Clients, Duration: cfg.Duration, Timeout: 2 * time.Minute}, &done)
 	stopPush()
 	pushWG.Wait()
 	stopRSS()
-	res.Requests, res.Codes, res.P99 = m.Requests, m.StatusCodes, m.Latencies.P99
+	res.Requests, res.Codes, res.P99 = m.requests, m.codes, m.quantile(0.99)
 	found, err := countSoakLines(ctx, cfg.Target, started)
 	res.LinesFound = found
 	return res, err
 }
 
-// mixedTargeter takes every workload's queries in turn.
-func mixedTargeter(cfg SoakConfig) vegeta.Targeter {
-	var qs []Query
+// mixedRequests takes every workload's queries in turn.
+func mixedRequests(cfg SoakConfig) source {
+	var reqs []*prepared
 	for _, w := range Workloads() {
-		qs = append(qs, w.Queries(cfg.Now)...)
+		for _, q := range w.Queries(cfg.Now) {
+			reqs = append(reqs, prepare(cfg.Target.URL, q.Path, q.Params, header(cfg.Target.Header, q.Headers)))
+		}
 	}
-	var seq atomic.Uint64
-	return func(t *vegeta.Target) error {
-		q := qs[seq.Add(1)%uint64(len(qs))]
-		*t = vegeta.Target{Method: http.MethodGet, URL: cfg.Target.URL + q.Path + "?" + encode(q.Params), Header: header(cfg.Target.Header, q.Headers)}
-		return nil
-	}
+	return func(i uint64) *prepared { return reqs[i%uint64(len(reqs))] }
 }
 
 // push sends PushRate lines a second, in ten batches, until ctx ends;

@@ -143,6 +143,11 @@ type Frontend struct {
 	// StreamIndexMaxLines bounds the entries (time and line length) the
 	// index keeps to sum volumes from memory; older ones are dropped first.
 	StreamIndexMaxLines int `yaml:"stream_index_max_lines"`
+	// CompressResponses is Loki's frontend compress_responses: query
+	// answers of at least 1,400 bytes are gzipped for clients accepting
+	// gzip. Off by default, as in Loki v3.7.8 (whose later flag
+	// registration resets the documented default of true to false).
+	CompressResponses bool `yaml:"compress_responses"`
 }
 
 // QueryScheduler sizes the admission queue of queries (package queue).

@@ -40,6 +40,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Frontend.RedisAddress, "frontend.redis-address", c.Frontend.RedisAddress, "host:port of the Redis server")
 	fs.DurationVar(&c.Frontend.ResultsCacheTTL, "frontend.results-cache-ttl", c.Frontend.ResultsCacheTTL, "how long memcached or Redis keep an answer")
 	fs.DurationVar(&c.Frontend.MaxCacheFreshness, "frontend.max-cache-freshness", c.Frontend.MaxCacheFreshness, "answers reaching into this recent past are not cached (Loki's max_cache_freshness_per_query)")
+	fs.BoolVar(&c.Frontend.CompressResponses, "frontend.compress-responses", c.Frontend.CompressResponses, "gzip query answers of at least 1400 bytes for clients accepting gzip, with Vary: Accept-Encoding on every query answer (Loki's compress_responses; off in Loki v3.7.8)")
 	fs.BoolVar(&c.Frontend.Coalesce, "frontend.coalesce", c.Frontend.Coalesce, "identical queries in flight share one execution")
 	fs.IntVar(&c.Frontend.StreamIndexMaxStreams, "frontend.stream-index-max-streams", c.Frontend.StreamIndexMaxStreams, "streams the stream index keeps across tenants; a tenant with more is answered by VictoriaLogs")
 	fs.IntVar(&c.Frontend.StreamIndexMaxLines, "frontend.stream-index-max-lines", c.Frontend.StreamIndexMaxLines, "entries whose time and line length the stream index keeps (16-32 bytes each), so volumes over recent ranges are summed from memory; older entries are dropped first and their ranges answered by VictoriaLogs (0: none)")

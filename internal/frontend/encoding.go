@@ -8,12 +8,12 @@ import (
 )
 
 // answerMagic starts an encoded answer; a change of layout changes it.
-const answerMagic = "vla1"
+const answerMagic = "vla2"
 
 var errBadAnswer = errors.New("results cache: malformed answer")
 
 // marshal encodes an answer for a shared cache: magic, status, the
-// headers, the body.
+// headers, the body, the gzipped body (empty when none).
 func (a *answer) marshal() []byte {
 	b := make([]byte, 0, len(a.body)+128)
 	b = append(b, answerMagic...)
@@ -31,7 +31,8 @@ func (a *answer) marshal() []byte {
 			b = appendBytes(b, []byte(v))
 		}
 	}
-	return appendBytes(b, a.body)
+	b = appendBytes(b, a.body)
+	return appendBytes(b, a.gz)
 }
 
 func appendBytes(b, p []byte) []byte {
@@ -53,6 +54,9 @@ func unmarshalAnswer(b []byte) (*answer, error) {
 		}
 	}
 	a.body = d.bytes()
+	if gz := d.bytes(); len(gz) > 0 {
+		a.gz = gz
+	}
 	if d.err != nil || len(d.b) != 0 {
 		return nil, errBadAnswer
 	}

@@ -17,6 +17,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -52,7 +53,7 @@ type Frontend struct {
 	cfg    Config
 	now    func() time.Time
 	flight singleflight.Group
-	stats  Stats
+	stats  counters
 
 	mu          sync.Mutex
 	generations map[backend.Tenant]uint64
@@ -61,7 +62,6 @@ type Frontend struct {
 
 // Stats count what the frontend did, for /metrics.
 type Stats struct {
-	mu                                sync.Mutex
 	Hits, Misses, Stored, Coalesced   uint64
 	Uncacheable, BypassedByNoCache    uint64
 	InvalidatedByOldPush, TooLargeSet uint64
@@ -91,7 +91,7 @@ func (f *Frontend) Acked(t backend.Tenant, streams []model.Stream) {
 	}
 	f.mu.Unlock()
 	if old {
-		f.count(func(s *Stats) { s.InvalidatedByOldPush++ })
+		f.stats.invalidatedByOldPush.Add(1)
 		if f.cfg.Cache != nil {
 			f.cfg.Cache.Invalidate(context.Background(), tenantKey(t))
 		}
@@ -144,19 +144,19 @@ func (f *Frontend) ackedSince(t backend.Tenant, since time.Time) bool {
 	return f.lastAck[t].After(since)
 }
 
-func (f *Frontend) count(fn func(*Stats)) {
-	f.stats.mu.Lock()
-	fn(&f.stats)
-	f.stats.mu.Unlock()
+// counters are Stats as they are kept: atomics, as every request counts.
+type counters struct {
+	hits, misses, stored, coalesced   atomic.Uint64
+	uncacheable, bypassedByNoCache    atomic.Uint64
+	invalidatedByOldPush, tooLargeSet atomic.Uint64
 }
 
 // Snapshot returns the counters.
 func (f *Frontend) Snapshot() Stats {
-	f.stats.mu.Lock()
-	defer f.stats.mu.Unlock()
-	return Stats{Hits: f.stats.Hits, Misses: f.stats.Misses, Stored: f.stats.Stored, Coalesced: f.stats.Coalesced,
-		Uncacheable: f.stats.Uncacheable, BypassedByNoCache: f.stats.BypassedByNoCache,
-		InvalidatedByOldPush: f.stats.InvalidatedByOldPush, TooLargeSet: f.stats.TooLargeSet}
+	c := &f.stats
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Stored: c.stored.Load(), Coalesced: c.coalesced.Load(),
+		Uncacheable: c.uncacheable.Load(), BypassedByNoCache: c.bypassedByNoCache.Load(),
+		InvalidatedByOldPush: c.invalidatedByOldPush.Load(), TooLargeSet: c.tooLargeSet.Load()}
 }
 
 // TenantFunc returns the tenant a request was resolved to.
@@ -175,36 +175,40 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 		noCache := r.Header.Get("Cache-Control") == "no-cache"
 		cacheKey, cacheable := "", false
 		frozen := f.cfg.Cache != nil && !noCache && req.frozenBefore(f.now().Add(-f.cfg.MaxCacheFreshness))
+		var st *readState
 		if frozen || (route == "query_range" && !noCache) {
 			// Read before the wait for the tenant's pushes: a generation a
 			// late push moved on is only seen once that push is searchable.
 			gen, ok := f.Generation(r.Context(), t)
-			st := readState{gen: gen, genOK: ok}
+			st = &readState{gen: gen, genOK: ok}
 			if f.cfg.AckSeq != nil {
 				st.acks, st.acksOK = f.cfg.AckSeq(t), true
 			}
-			r = r.WithContext(context.WithValue(r.Context(), readStateKey{}, st))
 			cacheKey, cacheable = req.key(t, gen), ok && frozen
 		}
 		f.waitVisible(r.Context(), t)
 		if cacheable {
 			if a, ok := f.cfg.Cache.Get(r.Context(), cacheKey); ok {
-				f.count(func(s *Stats) { s.Hits++ })
+				f.stats.hits.Add(1)
 				a.writeTo(w)
 				return
 			}
-			f.count(func(s *Stats) { s.Misses++ })
+			f.stats.misses.Add(1)
 		} else if noCache {
-			f.count(func(s *Stats) { s.BypassedByNoCache++ })
+			f.stats.bypassedByNoCache.Add(1)
 		} else {
-			f.count(func(s *Stats) { s.Uncacheable++ })
+			f.stats.uncacheable.Add(1)
+		}
+		if st != nil { // for the handler: only misses copy the request
+			r = r.WithContext(context.WithValue(r.Context(), readStateKey{}, *st))
 		}
 		a := f.execute(t, req.key(t, f.generation(t)), h, r)
 		if cacheable && a.status == http.StatusOK && a.complete {
+			a = a.withGzip()
 			if f.cfg.Cache.Set(r.Context(), cacheKey, a) {
-				f.count(func(s *Stats) { s.Stored++ })
+				f.stats.stored.Add(1)
 			} else {
-				f.count(func(s *Stats) { s.TooLargeSet++ })
+				f.stats.tooLargeSet.Add(1)
 			}
 		}
 		a.writeTo(w)
@@ -246,7 +250,7 @@ func (f *Frontend) execute(t backend.Tenant, key string, h http.HandlerFunc, r *
 			if f.ackedSince(t, fr.started) {
 				continue // that execution may predate a push this request must see
 			}
-			f.count(func(s *Stats) { s.Coalesced++ })
+			f.stats.coalesced.Add(1)
 			return fr.a
 		case <-r.Context().Done():
 			return &answer{status: 499, body: []byte(r.Context().Err().Error())}

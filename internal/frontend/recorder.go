@@ -11,6 +11,8 @@ type answer struct {
 	status int
 	header http.Header
 	body   []byte
+	// gz is body gzipped (withGzip), sent to clients accepting gzip.
+	gz []byte
 	// complete is false when the handler hijacked or flushed mid-way
 	// (never the case for cacheable routes, checked anyway).
 	complete bool
@@ -24,7 +26,7 @@ type ErrorNoter interface{ NoteError(error) }
 
 // size is what the answer weighs in a cache.
 func (a *answer) size() int {
-	n := len(a.body) + 64
+	n := len(a.body) + len(a.gz) + 64
 	for k, vs := range a.header {
 		n += len(k)
 		for _, v := range vs {
@@ -38,16 +40,23 @@ func (a *answer) writeTo(w http.ResponseWriter) {
 	if n, ok := w.(ErrorNoter); ok && a.err != nil {
 		n.NoteError(a.err)
 	}
+	h := w.Header()
 	for k, vs := range a.header {
-		w.Header()[k] = vs
+		h[k] = vs
 	}
-	// A known length spares the chunked framing: the body goes out in
-	// as few writes as the connection takes.
-	if w.Header().Get("Content-Length") == "" {
-		w.Header().Set("Content-Length", strconv.Itoa(len(a.body)))
+	body := a.body
+	if a.gz != nil && acceptsGzip(w) {
+		// Compressed passes an encoded body through as it is.
+		body = a.gz
+		h["Content-Encoding"] = []string{"gzip"}
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
+	} else if _, ok := a.header["Content-Length"]; !ok {
+		// A known length spares the chunked framing: the body goes out
+		// in as few writes as the connection takes.
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
 	w.WriteHeader(a.status)
-	_, _ = w.Write(a.body)
+	_, _ = w.Write(body)
 }
 
 // recorder is an http.ResponseWriter that keeps the answer.

@@ -72,9 +72,25 @@ func New() *Metrics {
 // ObserveRequest records one served HTTP request and how many
 // VictoriaLogs requests it cost.
 func (m *Metrics) ObserveRequest(route string, status int, d time.Duration, backendRequests int64) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.requestDuration.WithLabelValues(route).Observe(d.Seconds())
-	m.backendPerReq.WithLabelValues(route).Observe(float64(backendRequests))
+	m.RequestObserver(route)(status, d, backendRequests)
+}
+
+// RequestObserver is ObserveRequest for one route, with the route's
+// series looked up once (answers of the common status too) rather than
+// on every request.
+func (m *Metrics) RequestObserver(route string) func(status int, d time.Duration, backendRequests int64) {
+	ok := m.requests.WithLabelValues(route, "200")
+	duration := m.requestDuration.WithLabelValues(route)
+	perReq := m.backendPerReq.WithLabelValues(route)
+	return func(status int, d time.Duration, backendRequests int64) {
+		if status == 200 {
+			ok.Inc()
+		} else {
+			m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+		}
+		duration.Observe(d.Seconds())
+		perReq.Observe(float64(backendRequests))
+	}
 }
 
 // ObserveBackend records one VictoriaLogs request.

@@ -174,7 +174,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		Streams: streams, Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: backendTails, Visibility: visible, Frontend: front,
-		Queue: queue, LongQuerySpan: cfg.QueryScheduler.LongQuerySpan,
+		Queue: queue, LongQuerySpan: cfg.QueryScheduler.LongQuerySpan, CompressResponses: cfg.Frontend.CompressResponses,
 		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
 		OTLP:                    &otlpConfig,
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
