@@ -1,7 +1,9 @@
 package frontend
 
 import (
+	"errors"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -33,36 +35,31 @@ var answerHeaders = []string{"X-Loki-Response-Encoding-Flags", "Accept"}
 var negativeOffset = regexp.MustCompile(`(?i)offset\s*-`)
 
 func describe(route string, r *http.Request, now time.Time) (*request, error) {
-	if err := r.ParseForm(); err != nil {
+	params, err := requestParams(r)
+	if err != nil {
 		return nil, err
 	}
 	var b strings.Builder
+	b.Grow(len(route) + len(r.URL.Path) + len(r.URL.RawQuery) + 64)
 	b.WriteString(route)
 	b.WriteByte('\x00')
 	b.WriteString(r.URL.Path)
-	keys := make([]string, 0, len(r.Form))
-	for k := range r.Form {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		for _, v := range r.Form[k] {
-			b.WriteByte('\x00')
-			b.WriteString(k)
-			b.WriteByte('=')
-			b.WriteString(v)
-		}
+	for _, p := range params {
+		b.WriteByte('\x00')
+		b.WriteString(p.name)
+		b.WriteByte('=')
+		b.WriteString(p.value)
 	}
 	for _, h := range answerHeaders {
 		b.WriteByte('\x00')
 		b.WriteString(r.Header.Get(h))
 	}
-	req := &request{canonical: b.String(), uncacheable: route == "patterns" || negativeOffset.MatchString(r.Form.Get("query"))}
+	req := &request{canonical: b.String(), uncacheable: route == "patterns" || negativeOffset.MatchString(params.get("query"))}
 	endParam := "end"
 	if route == "query" {
 		endParam = "time"
 	}
-	if v := r.Form.Get(endParam); v != "" {
+	if v := params.get(endParam); v != "" {
 		end, err := loghttp.ParseTimestamp(v, now)
 		if err != nil {
 			return nil, err
@@ -70,6 +67,64 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 		req.end, req.hasEnd = end, true
 	}
 	return req, nil
+}
+
+type param struct{ name, value string }
+
+// params are a request's parameters sorted by name, each name's values in
+// the order given.
+type params []param
+
+func (ps params) get(name string) string {
+	for _, p := range ps {
+		if p.name == name {
+			return p.value
+		}
+	}
+	return ""
+}
+
+// requestParams reads a GET's parameters straight from its query string
+// (sparing the url.Values map a hit never needs), anything else's with
+// ParseForm, which the handler reuses on a miss.
+func requestParams(r *http.Request) (params, error) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if err := r.ParseForm(); err != nil {
+			return nil, err
+		}
+		var ps params
+		for k, vs := range r.Form {
+			for _, v := range vs {
+				ps = append(ps, param{k, v})
+			}
+		}
+		sort.SliceStable(ps, func(i, j int) bool { return ps[i].name < ps[j].name })
+		return ps, nil
+	}
+	raw := r.URL.RawQuery
+	ps := make(params, 0, strings.Count(raw, "&")+1)
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		if strings.Contains(pair, ";") {
+			return nil, errors.New("invalid semicolon separator in query")
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			return nil, err
+		}
+		value, err := url.QueryUnescape(v)
+		if err != nil {
+			return nil, err
+		}
+		ps = append(ps, param{name, value})
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].name < ps[j].name })
+	return ps, nil
 }
 
 // frozenBefore reports whether everything the request reads lies before
