@@ -37,6 +37,9 @@ targets=(-target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb"
   -target "vloki-warm=http://127.0.0.1:$p_warm,pid=$pid_warm"
   -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$vl_pid")
 seed_targets=("${targets[@]}")
+# vloki cold again, asked only the queries VictoriaLogs has twins of: the
+# fair "÷ VictoriaLogs" (seeded through the vloki target above).
+targets=("${targets[@]:0:2}" -target "vloki-twinq=http://127.0.0.1:$p_emb,twinqueries,pid=$pid_emb" "${targets[@]:2}")
 loki_bin=$cache/loki-v3.7.8/loki
 if [[ ${BENCH_LOKI:-1} == build ]]; then loki_bin=$(scripts/loki-build.sh); fi
 if [[ ${BENCH_LOKI:-1} != 0 && -x $loki_bin ]]; then

@@ -62,7 +62,7 @@ type common struct {
 
 func (c *common) bind(fs *flag.FlagSet) {
 	fs.Var(&c.now, "now", "end of the seeded data and the workloads' now (Unix seconds or RFC3339)")
-	fs.Var(&c.targets, "target", "name=URL[|URL…][,twins][,pid=N+M][,tenant=T][,nocache]: a server under test (repeat; several URLs: replicas taken in turn); twins: VictoriaLogs asked LogsQL twins; nocache: Cache-Control: no-cache on every request")
+	fs.Var(&c.targets, "target", "name=URL[|URL…][,twins][,twinqueries][,pid=N+M][,tenant=T][,nocache]: a server under test (repeat; several URLs: replicas taken in turn); twins: VictoriaLogs asked LogsQL twins; twinqueries: only the LogQL queries that have a twin (the same work VictoriaLogs is timed on); nocache: Cache-Control: no-cache on every request")
 }
 
 func seed(ctx context.Context, args []string) error {
@@ -260,6 +260,8 @@ func (f *targetsFlag) Set(v string) error {
 			}
 		case "tenant":
 			tg.Header.Set("X-Scope-OrgID", val)
+		case "twinqueries":
+			tg.TwinQueriesOnly = true
 		case "nocache":
 			tg.Header.Set("Cache-Control", "no-cache") // vloki's frontend answers without its results cache
 		default:

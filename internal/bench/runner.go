@@ -19,6 +19,9 @@ type Target struct {
 	Replicas []string
 	// Twins marks VictoriaLogs itself: it is asked the LogsQL twins.
 	Twins bool
+	// TwinQueriesOnly asks only the queries that have a twin, so a
+	// throughput compares with VictoriaLogs' on the same work.
+	TwinQueriesOnly bool
 	// Header goes with every request (tenant headers).
 	Header http.Header
 	// PIDs are the processes whose CPU and memory the step measures.
@@ -63,10 +66,10 @@ func requests(tg Target, w Workload, now func() time.Time) (source, int) {
 			var reqs []*prepared
 			for _, q := range w.Queries(at) {
 				switch {
-				case !tg.Twins:
-					reqs = append(reqs, prepare(base, q.Path, q.Params, header(tg.Header, q.Headers)))
-				case q.Twin != nil:
+				case tg.Twins && q.Twin != nil:
 					reqs = append(reqs, prepare(base, q.Twin.Path, q.Twin.Params, header(tg.Header, nil)))
+				case !tg.Twins && (q.Twin != nil || !tg.TwinQueriesOnly):
+					reqs = append(reqs, prepare(base, q.Path, q.Params, header(tg.Header, q.Headers)))
 				}
 			}
 			b.reqs = append(b.reqs, reqs)
