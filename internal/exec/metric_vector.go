@@ -42,8 +42,7 @@ func aggregate(m *plan.VectorAgg, vec []sample) []sample {
 	groups := map[string]*group{}
 	var order []string
 	for _, s := range vec {
-		labels := groupLabels(m.Grouping, s.labels)
-		k := labels.String()
+		k, labels := groupLabels(m.Grouping, s.labels)
 		g, ok := groups[k]
 		if !ok {
 			g = &group{labels: labels, value: s.v, mean: s.v, count: 1, members: []sample{s}}
@@ -63,21 +62,26 @@ func aggregate(m *plan.VectorAgg, vec []sample) []sample {
 	return out
 }
 
-// groupLabels are a sample's labels under the grouping. Without drops
-// labels with empty values, as the Prometheus label builder Loki uses
-// there does; by keeps them.
-func groupLabels(g logql.Grouping, ls model.Labels) model.Labels {
+// groupLabels are a sample's group under the grouping (its key) and the
+// group's labels. Loki hashes the labels a grouping keeps, empty-valued
+// ones included, but builds a without-group's labels with the Prometheus
+// label builder, which drops empty values: two groups can print alike
+// (as when Loki's frontend merges the shards of a range aggregation after
+// a drop or keep with sum without ()). A by-group keeps them.
+func groupLabels(g logql.Grouping, ls model.Labels) (string, model.Labels) {
 	if !g.Without {
-		return ls.Only(g.Groups...)
+		out := ls.Only(g.Groups...)
+		return out.String(), out
 	}
 	out := ls.Without(g.Groups...)
-	kept := out[:0]
+	key := out.String()
+	kept := make(model.Labels, 0, len(out))
 	for _, l := range out {
 		if l.Value != "" {
 			kept = append(kept, l)
 		}
 	}
-	return kept
+	return key, kept
 }
 
 func (g *group) add(op string, s sample) {

@@ -87,7 +87,23 @@ func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) lo
 		}
 	}
 	f.downstream[e] = true
-	return e
+	return f.mergeShards(e)
+}
+
+// shardMerge is the aggregation that merges a handed-down vector
+// aggregation's shards.
+var shardMerge = map[string]string{"sum": "sum", "count": "sum", "min": "min", "max": "max"}
+
+// mergeShards adds the frontend's aggregation over the shards' answers.
+// It changes nothing but under without (...): there a querier can answer
+// two groups that print alike (empty-valued labels dropped), which the
+// frontend's aggregation then merges.
+func (f *frontend) mergeShards(e *logql.VectorAggregationExpr) logql.SampleExpr {
+	op, ok := shardMerge[e.Op]
+	if !ok || e.Grouping == nil || !e.Grouping.Without {
+		return e
+	}
+	return &logql.VectorAggregationExpr{Op: op, Grouping: e.Grouping, Left: e}
 }
 
 // descend leaves the aggregation to the frontend and maps its operand.
@@ -156,7 +172,7 @@ func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logq
 	rhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: rhsGroup,
 		Left: &logql.RangeAggregationExpr{Op: "count_over_time", Left: &countRange}}
 	f.downstream[lhs], f.downstream[rhs] = true, true
-	return f.divide(lhs, rhs)
+	return f.divide(f.mergeShards(lhs), f.mergeShards(rhs))
 }
 
 var shardableRangeOps = map[string]bool{
