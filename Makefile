@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -82,6 +82,11 @@ patterns-record:
 collide-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  COLLIDE_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestParsedLabelsReplaceMetadataMatchLoki$$' -v ./internal/integration/
+
+## burst-record: Loki's answers to entries sharing a timestamp, which TestSameTimestampOrderMatchesLoki compares vloki's with (not part of CI)
+burst-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  BURST_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestSameTimestampOrderMatchesLoki$$' -v ./internal/integration/
 
 ## otlp-record: Loki's answers to the OTLP tests' exports, from fresh Loki v3.7.8s with the default and the tests' otlp_config (not part of CI)
 otlp-record:

@@ -21,6 +21,14 @@ const EmptyLineField = "vloki.empty_line"
 // the length of _msg.
 const LineBytesField = "vloki.line_bytes"
 
+// SeqField numbers, in arrival order, an entry that may share its stream
+// and timestamp with an entry written before it (a burst of one
+// timestamp, a late or repeated timestamp): Loki returns such entries in
+// the order they were pushed (reversed when reading backward), which
+// VictoriaLogs does not keep. Entries newer than everything their stream
+// held are written without it and sort first among equals.
+const SeqField = "vloki.seq"
+
 // LineBytesPipe sums line bytes from LineBytesField, falling back to the
 // length of _msg on rows without it.
 var LineBytesPipe = logsql.LineBytes{Lengths: LineBytesField, Exclude: EmptyLineField}
@@ -28,7 +36,7 @@ var LineBytesPipe = logsql.LineBytes{Lengths: LineBytesField, Exclude: EmptyLine
 // IsVlokiField reports a field vloki writes for itself, never a label or
 // structured metadata of the entry.
 func IsVlokiField(name string) bool {
-	return name == EmptyLineField || name == LineBytesField
+	return name == EmptyLineField || name == LineBytesField || name == SeqField
 }
 
 // ParseStream reads VictoriaLogs' _stream value, {a="b",c="d"} with

@@ -19,6 +19,39 @@ const lokiSplit = int64(3600e9)
 // layout, so when the limit cuts through such a group vloki replays the
 // merge.
 
+// accumulate reorders each stream of one querier answer as the frontend's
+// stream accumulator does before the frontend reads it: Go's sort.Slice,
+// twice (when the stream is added, when the result is taken), with a
+// comparator that is not strict (a timestamp is "less" than an equal
+// one). Entries of a stream sharing a timestamp, in arrival order in the
+// querier's answer (backend.SeqField), are moved by it: deterministically,
+// but as the sort's pivots fall (up to 12 entries, insertion sort
+// reverses them twice, leaving them in place).
+func accumulate(streams []model.Stream, dir Direction) {
+	for _, s := range streams {
+		e := s.Entries
+		less := func(i, j int) bool { return e[i].TimestampNs <= e[j].TimestampNs }
+		if dir == Backward {
+			less = func(i, j int) bool { return e[j].TimestampNs <= e[i].TimestampNs }
+		}
+		sort.Slice(e, less)
+		sort.Slice(e, less)
+	}
+}
+
+// sharesTimestamps reports a stream holding two entries of one timestamp:
+// their order depends on how the frontend split the query.
+func sharesTimestamps(streams []model.Stream) bool {
+	for _, s := range streams {
+		for i := 1; i < len(s.Entries); i++ {
+			if s.Entries[i].TimestampNs == s.Entries[i-1].TimestampNs {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // cutsTie reports whether entries passing the pipeline at the last
 // collected timestamp were left out by the limit.
 func (w *walker) cutsTie(ctx context.Context) (bool, error) {
@@ -79,6 +112,7 @@ func runSplitMerge(ctx context.Context, c *backend.Client, t backend.Tenant, req
 		if err != nil {
 			return nil, err
 		}
+		accumulate(res.Streams, req.Direction)
 		parts = append(parts, res)
 		stats.LinesProcessed += res.Stats.LinesProcessed
 		stats.BytesProcessed += res.Stats.BytesProcessed

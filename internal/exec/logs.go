@@ -64,16 +64,19 @@ func RunLogs(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRe
 	if err := w.run(ctx); err != nil {
 		return nil, err
 	}
-	if len(splits(req.Start, req.End, req.Direction)) > 1 {
-		cut, err := w.cutsTie(ctx)
-		if err != nil {
-			return nil, err
-		}
-		if cut {
-			return runSplitMerge(ctx, c, t, req)
-		}
+	res := w.col.result()
+	if len(splits(req.Start, req.End, req.Direction)) == 1 {
+		accumulate(res.Streams, req.Direction)
+		return res, nil
 	}
-	return w.col.result(), nil
+	cut, err := w.cutsTie(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cut || sharesTimestamps(res.Streams) {
+		return runSplitMerge(ctx, c, t, req)
+	}
+	return res, nil
 }
 
 // runWalk is one querier's answer: the first Limit entries in direction
@@ -246,7 +249,7 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
 	}
 	if w.req.Metadata != nil {
-		q.Pipes[0] = logsql.Fields(append([]string{"_time", "_stream", "_msg", backend.EmptyLineField}, w.req.Metadata...))
+		q.Pipes[0] = logsql.Fields(append([]string{"_time", "_stream", "_msg", backend.EmptyLineField, backend.SeqField}, w.req.Metadata...))
 	}
 	if limit > 0 {
 		q.Pipes = append(q.Pipes, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: limit})
@@ -266,8 +269,13 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 
 // sortRows puts rows in direction order. Entries of different streams that
 // share a timestamp follow Loki's merge order: ascending stream fingerprint
-// in both directions. Within a stream, lines order them, which also puts
-// duplicates side by side.
+// in both directions. Within a stream, entries sharing a timestamp come in
+// arrival order (backend.SeqField), reversed when reading backward, as
+// Loki's head blocks keep them. A row without an arrival number was
+// written first (or before vloki numbered entries, or by another agent);
+// such rows order by line, which also puts duplicates side by side (a
+// repeated entry never gets a number: vloki drops it when it can tell,
+// and when it cannot, it numbers nothing across pushes).
 func (w *walker) sortRows(rows []logRow) {
 	backward := w.req.Direction == Backward
 	sort.SliceStable(rows, func(i, j int) bool {
@@ -280,6 +288,9 @@ func (w *walker) sortRows(rows []logRow) {
 		}
 		if a.key != b.key {
 			return a.key < b.key
+		}
+		if a.seq != b.seq {
+			return (a.seq > b.seq) == backward
 		}
 		return a.line < b.line
 	})

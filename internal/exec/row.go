@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ type logRow struct {
 	key      string       // labels.String(), cached for ordering
 	hash     uint64       // labels.Hash(): Loki's stream fingerprint
 	ts       int64
+	seq      uint64 // arrival number among equal timestamps (backend.SeqField); 0: none
 	line     string
 	metadata model.Labels // structured metadata, sorted
 	parsed   model.Labels // labels parsers extracted, sorted
@@ -47,7 +49,9 @@ func toLogRow(r *backend.Row, streams *streamCache) (logRow, error) {
 			out.line, hasMsg = string(f.Value), true
 		case name == backend.EmptyLineField:
 			empty = true
-		case strings.HasPrefix(name, "_") && isInternalField(name), name == backend.LineBytesField:
+		case name == backend.SeqField:
+			out.seq, _ = strconv.ParseUint(string(f.Value), 10, 64)
+		case strings.HasPrefix(name, "_") && isInternalField(name), backend.IsVlokiField(name):
 		case hasLabel(stream.stored, name):
 		default:
 			out.metadata = append(out.metadata, model.Label{Name: name, Value: string(f.Value)})

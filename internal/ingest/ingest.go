@@ -29,7 +29,7 @@ const EmptyLineField = backend.EmptyLineField
 
 // reserved are VictoriaLogs field names that Loki metadata must not take.
 var reserved = map[string]bool{"_msg": true, "_time": true, "_stream": true, "_stream_id": true,
-	EmptyLineField: true, backend.LineBytesField: true}
+	EmptyLineField: true, backend.LineBytesField: true, backend.SeqField: true}
 
 // Stream is one validated stream to write.
 type Stream = model.Stream
@@ -68,5 +68,8 @@ func encodeEntry(e model.Entry) (push.Entry, error) {
 		pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: EmptyLineField, Value: "1"})
 	}
 	pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: backend.LineBytesField, Value: strconv.Itoa(len(e.Line))})
+	if e.Seq != 0 {
+		pe.StructuredMetadata = append(pe.StructuredMetadata, push.LabelAdapter{Name: backend.SeqField, Value: strconv.FormatUint(e.Seq, 10)})
+	}
 	return pe, nil
 }

@@ -21,6 +21,10 @@ type Writer struct {
 	// Dedup, when set (vloki the only writer), drops the entries their
 	// streams already hold; repeats within a push are dropped always.
 	Dedup *dedup.Deduper
+	// Newest, when set, tells which entries need an arrival number
+	// (backend.SeqField) because their stream may already hold their
+	// timestamp.
+	Newest NewestFunc
 	// BeforeWrite are told of every push about to be written.
 	BeforeWrite []func(context.Context, backend.Tenant)
 	// OnAck are told of every push VictoriaLogs acknowledged (live tails,
@@ -86,6 +90,7 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 			return nil // every entry was there already: Loki accepts the push
 		}
 	}
+	sequence(t, streams, w.Newest, now)
 	body, err := Encode(streams)
 	if err != nil {
 		return &push.Error{Status: 400, Msg: err.Error()}

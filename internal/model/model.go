@@ -60,6 +60,9 @@ type Entry struct {
 	StructuredMetadata Labels
 	// Parsed are the labels that query-time parsers extracted.
 	Parsed Labels
+	// Seq, when not 0, is the entry's place in arrival order among the
+	// entries of its stream at its timestamp (see backend.SeqField).
+	Seq uint64
 }
 
 // Stream is a set of entries sharing one label set.

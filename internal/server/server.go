@@ -142,6 +142,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 			Lookup: func(ctx context.Context, t backend.Tenant, ls model.Labels, from, to int64, fn func(model.Entry)) error {
 				return exec.StoredEntries(ctx, c, t, ls, from, to, fn)
 			}}
+		w.Newest = streams.Newest
 		w.BeforeWrite = append(w.BeforeWrite, streams.Prepare)
 		w.OnAck = append(w.OnAck, streams.Acked)
 		w.OnFail = append(w.OnFail, streams.Failed)
