@@ -2,14 +2,12 @@ package integration
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/parity"
-	"github.com/vloki/vloki/internal/vltest"
 )
 
 // burstPushes put entries of one stream on one timestamp in an order
@@ -62,26 +60,8 @@ func burstQueries() []parity.Case {
 // the frontend's accumulator leaves them (testdata/burst_loki.json,
 // recorded with make burst-record).
 func TestSameTimestampOrderMatchesLoki(t *testing.T) {
-	pushes, queries := burstPushes(), burstQueries()
-	lokiPushes, lokiAnswers, compare := lokiGolden(t, "burst_loki.json", os.Getenv("BURST_RECORD_LOKI_URL"),
-		func(base string) []int {
-			statuses := sendPushes(t, base, "", pushes)
-			time.Sleep(2 * time.Second)
-			return statuses
-		}, queries)
-	if !compare {
-		return
-	}
 	// Whether a push repeats a timestamp its stream held before is known
 	// when vloki is the only writer (the default on the embedded engine).
-	for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = "on" }) {
-		t.Run(tg.name, func(t *testing.T) {
-			tenant := fmt.Sprintf("burst%d", time.Now().UnixNano())
-			if got := sendPushes(t, tg.url, tenant, pushes); fmt.Sprint(got) != fmt.Sprint(lokiPushes) {
-				t.Errorf("push statuses %v, Loki %v", got, lokiPushes)
-			}
-			vltest.Flush(t, tg.vl)
-			compareAnswers(t, tg.url, tenant, queries, lokiAnswers)
-		})
-	}
+	pushesMatchLoki(t, "burst_loki.json", "BURST_RECORD_LOKI_URL", burstPushes(), burstQueries(),
+		func(c *config.Config) { c.Backend.SoleWriter = "on" })
 }

@@ -2,13 +2,11 @@ package integration
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vloki/vloki/internal/parity"
-	"github.com/vloki/vloki/internal/vltest"
 )
 
 // collidePushes carry structured metadata named like a stream label (Loki
@@ -57,24 +55,5 @@ func collideQueries() []parity.Case {
 // structured metadata of the same name, as Loki's labels builder does
 // (testdata/collide_loki.json, recorded with make collide-record).
 func TestParsedLabelsReplaceMetadataMatchLoki(t *testing.T) {
-	pushes, queries := collidePushes(), collideQueries()
-	lokiPushes, lokiAnswers, compare := lokiGolden(t, "collide_loki.json", os.Getenv("COLLIDE_RECORD_LOKI_URL"),
-		func(base string) []int {
-			statuses := sendPushes(t, base, "", pushes)
-			time.Sleep(2 * time.Second)
-			return statuses
-		}, queries)
-	if !compare {
-		return
-	}
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			tenant := fmt.Sprintf("collide%d", time.Now().UnixNano())
-			if got := sendPushes(t, tg.url, tenant, pushes); fmt.Sprint(got) != fmt.Sprint(lokiPushes) {
-				t.Errorf("push statuses %v, Loki %v", got, lokiPushes)
-			}
-			vltest.Flush(t, tg.vl)
-			compareAnswers(t, tg.url, tenant, queries, lokiAnswers)
-		})
-	}
+	pushesMatchLoki(t, "collide_loki.json", "COLLIDE_RECORD_LOKI_URL", collidePushes(), collideQueries(), nil)
 }

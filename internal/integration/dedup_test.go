@@ -3,14 +3,12 @@ package integration
 import (
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/parity"
-	"github.com/vloki/vloki/internal/vltest"
 )
 
 // dedupPushes repeat entries within a push and across pushes (an agent's
@@ -62,26 +60,8 @@ func dedupQueries() []parity.Case {
 // are stored once, as Loki keeps them (testdata/dedup_loki.json, recorded
 // with make dedup-record), on both backends with vloki the only writer.
 func TestDuplicatePushesMatchLoki(t *testing.T) {
-	pushes, queries := dedupPushes(), dedupQueries()
-	lokiPushes, lokiAnswers, compare := lokiGolden(t, "dedup_loki.json", os.Getenv("DEDUP_RECORD_LOKI_URL"),
-		func(base string) []int {
-			statuses := sendPushes(t, base, "", pushes)
-			time.Sleep(2 * time.Second) // Loki's ingesters answer at once; a margin anyway
-			return statuses
-		}, queries)
-	if !compare {
-		return
-	}
-	for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = "on" }) {
-		t.Run(tg.name, func(t *testing.T) {
-			tenant := fmt.Sprintf("dedup%d", time.Now().UnixNano()) // the embedded engine outlives one run
-			if got := sendPushes(t, tg.url, tenant, pushes); fmt.Sprint(got) != fmt.Sprint(lokiPushes) {
-				t.Errorf("push statuses %v, Loki %v", got, lokiPushes)
-			}
-			vltest.Flush(t, tg.vl)
-			compareAnswers(t, tg.url, tenant, queries, lokiAnswers)
-		})
-	}
+	pushesMatchLoki(t, "dedup_loki.json", "DEDUP_RECORD_LOKI_URL", dedupPushes(), dedupQueries(),
+		func(c *config.Config) { c.Backend.SoleWriter = "on" })
 }
 
 func sendPushes(t *testing.T, base, tenant string, bodies []string) []int {

@@ -3,11 +3,15 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/parity"
+	"github.com/vloki/vloki/internal/vltest"
 )
 
 // lokiGolden returns what Loki answered, kept in testdata/name. When
@@ -65,5 +69,35 @@ func compareAnswers(t *testing.T, base, tenant string, queries []parity.Case, lo
 		if d := parity.Compare(queries[i], loki[i], a); d != nil {
 			t.Errorf("%s: %v", queries[i].ID, d)
 		}
+	}
+}
+
+// pushesMatchLoki sends JSON pushes and asks queries, comparing push
+// statuses and answers with Loki's kept in testdata/golden; with the
+// environment variable recordEnv naming a Loki (a make target started
+// one), it records them instead. change configures vloki (nil: none).
+func pushesMatchLoki(t *testing.T, golden, recordEnv string, pushes []string, queries []parity.Case, change func(*config.Config)) {
+	t.Helper()
+	lokiPushes, lokiAnswers, compare := lokiGolden(t, golden, os.Getenv(recordEnv),
+		func(base string) []int {
+			statuses := sendPushes(t, base, "", pushes)
+			time.Sleep(2 * time.Second) // Loki's ingesters answer at once; a margin anyway
+			return statuses
+		}, queries)
+	if !compare {
+		return
+	}
+	if change == nil {
+		change = func(*config.Config) {}
+	}
+	for _, tg := range targetsWith(t, change) {
+		t.Run(tg.name, func(t *testing.T) {
+			tenant := fmt.Sprintf("golden%d", time.Now().UnixNano()) // the embedded engine outlives one run
+			if got := sendPushes(t, tg.url, tenant, pushes); fmt.Sprint(got) != fmt.Sprint(lokiPushes) {
+				t.Errorf("push statuses %v, Loki %v", got, lokiPushes)
+			}
+			vltest.Flush(t, tg.vl)
+			compareAnswers(t, tg.url, tenant, queries, lokiAnswers)
+		})
 	}
 }
