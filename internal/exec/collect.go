@@ -37,28 +37,15 @@ func (c *collector) addAll(rows []logRow) {
 }
 
 func (c *collector) add(r *logRow) {
-	if c.process(r) {
-		c.admit(r)
-	}
-}
-
-// process runs the pipeline on r; false when it drops the entry.
-func (c *collector) process(r *logRow) bool {
 	c.stats.LinesProcessed++
 	c.stats.BytesProcessed += len(r.line)
 	st := entryState{row: r, early: c.req.Query.Early}
 	if !runStages(c.req.Query, &st) {
-		return false
+		return
 	}
 	r.parsed = st.outputParsed()
 	r.out = st.line
 	r.outLabels, r.outMetadata = st.remaining(r.labels), st.remaining(r.metadata)
-	return true
-}
-
-// admit takes a processed entry toward the limit, unless it repeats the
-// last one or the interval rejects it.
-func (c *collector) admit(r *logRow) {
 	if c.isDuplicate(r) {
 		return
 	}

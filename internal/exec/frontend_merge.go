@@ -30,6 +30,9 @@ const lokiSplit = int64(3600e9)
 func accumulate(streams []model.Stream, dir Direction) {
 	for _, s := range streams {
 		e := s.Entries
+		if !hasTies(e) {
+			continue // distinct timestamps in order: any sort leaves them so
+		}
 		less := func(i, j int) bool { return e[i].TimestampNs <= e[j].TimestampNs }
 		if dir == Backward {
 			less = func(i, j int) bool { return e[j].TimestampNs <= e[i].TimestampNs }
@@ -43,10 +46,19 @@ func accumulate(streams []model.Stream, dir Direction) {
 // their order depends on how the frontend split the query.
 func sharesTimestamps(streams []model.Stream) bool {
 	for _, s := range streams {
-		for i := 1; i < len(s.Entries); i++ {
-			if s.Entries[i].TimestampNs == s.Entries[i-1].TimestampNs {
-				return true
-			}
+		if hasTies(s.Entries) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasTies reports two neighbouring entries (entries are in direction
+// order) with one timestamp.
+func hasTies(e []model.Entry) bool {
+	for i := 1; i < len(e); i++ {
+		if e[i].TimestampNs == e[i-1].TimestampNs {
+			return true
 		}
 	}
 	return false

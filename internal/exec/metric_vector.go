@@ -75,7 +75,7 @@ func groupLabels(g logql.Grouping, ls model.Labels) (string, model.Labels) {
 	}
 	out := ls.Without(g.Groups...)
 	key := out.String()
-	kept := make(model.Labels, 0, len(out))
+	kept := out[:0] // out is ls's copy: filtered in place once keyed
 	for _, l := range out {
 		if l.Value != "" {
 			kept = append(kept, l)

@@ -69,15 +69,9 @@ func New() *Metrics {
 	return m
 }
 
-// ObserveRequest records one served HTTP request and how many
-// VictoriaLogs requests it cost.
-func (m *Metrics) ObserveRequest(route string, status int, d time.Duration, backendRequests int64) {
-	m.RequestObserver(route)(status, d, backendRequests)
-}
-
-// RequestObserver is ObserveRequest for one route, with the route's
-// series looked up once (answers of the common status too) rather than
-// on every request.
+// RequestObserver records the served HTTP requests of one route and how
+// many VictoriaLogs requests each cost; the route's series are looked up
+// once (the common status's too), not on every request.
 func (m *Metrics) RequestObserver(route string) func(status int, d time.Duration, backendRequests int64) {
 	ok := m.requests.WithLabelValues(route, "200")
 	duration := m.requestDuration.WithLabelValues(route)
