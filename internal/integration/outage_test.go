@@ -22,7 +22,7 @@ import (
 // VictoriaLogs' address or Go's error chain; /ready says not ready; once
 // VictoriaLogs is back, service resumes within 5 s.
 func TestBackendOutage(t *testing.T) {
-	tg, proc, _ := vlokiOverProcess(t)
+	tg, proc, _, _ := vlokiOverProcess(t)
 	tg.pushJSON(t, "", jsonPush(map[string]string{"app": "outage"}, entry{ns(time.Now()), "before"}))
 
 	proc.Stop()
@@ -68,7 +68,7 @@ func TestBackendOutage(t *testing.T) {
 // (VictoriaLogs is stopped with SIGTERM, which flushes it; a kill -9 of
 // VictoriaLogs itself loses what it had not yet written, as README says.)
 func TestOutageUnderLoad(t *testing.T) {
-	tg, proc, srv := vlokiOverProcess(t)
+	tg, proc, srv, transport := vlokiOverProcess(t)
 	baseline := runtime.NumGoroutine()
 
 	var (
@@ -142,29 +142,24 @@ func TestOutageUnderLoad(t *testing.T) {
 		}
 	}
 	srv.CloseClientConnections()
-	deadline := time.Now().Add(10 * time.Second)
-	for runtime.NumGoroutine() > baseline+10 && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > baseline+10 {
-		t.Errorf("%d goroutines after the load, %d before", n, baseline)
-	}
+	noneLeftBehind(t, baseline, transport)
 	t.Logf("answers by status %v; %d pushes acknowledged, all found", codes, len(acked))
 }
 
 // vlokiOverProcess is vloki (auth off) over a victoria-logs process of its
 // own, which the test may stop and start.
-func vlokiOverProcess(t *testing.T) (target, *vltest.Process, *httptest.Server) {
+func vlokiOverProcess(t *testing.T) (target, *vltest.Process, *httptest.Server, *http.Transport) {
 	t.Helper()
 	proc, err := vltest.StartProcess(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(proc.Stop)
-	c, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{Timeout: time.Minute})
+	transport := backend.NewHTTPTransport()
+	c, err := backend.New(proc.URL, transport, backend.Options{Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tg, srv := serve(t, config.Default(), c, "external")
-	return tg, proc, srv
+	return tg, proc, srv, transport
 }

@@ -30,8 +30,9 @@ func TestSlowBackend(t *testing.T) {
 	}
 	t.Cleanup(proc.Stop)
 	var delay atomic.Int64
-	slow := slowProxy(t, proc.URL, &delay)
-	c, err := backend.New(slow.URL, backend.NewHTTPTransport(), backend.Options{Timeout: 500 * time.Millisecond})
+	slow, proxyTransport := slowProxy(t, proc.URL, &delay)
+	transport := backend.NewHTTPTransport()
+	c, err := backend.New(slow.URL, transport, backend.Options{Timeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,10 +72,7 @@ func TestSlowBackend(t *testing.T) {
 	wg.Wait()
 	delay.Store(0)
 	srv.CloseClientConnections()
-	http.DefaultClient.CloseIdleConnections()
-	if n := settle(baseline + 10); n > baseline+10 {
-		t.Errorf("%d goroutines after clients gave up, %d before", n, baseline)
-	}
+	noneLeftBehind(t, baseline, transport, proxyTransport)
 
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -90,14 +88,16 @@ func TestSlowBackend(t *testing.T) {
 }
 
 // slowProxy forwards to target, holding each select request for delay
-// (or until the caller gives up).
-func slowProxy(t *testing.T, target string, delay *atomic.Int64) *httptest.Server {
+// (or until the caller gives up). It returns its transport to target too.
+func slowProxy(t *testing.T, target string, delay *atomic.Int64) (*httptest.Server, *http.Transport) {
 	u, err := url.Parse(target)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.ErrorLog = log.New(io.Discard, "", 0)
+	transport := backend.NewHTTPTransport()
+	rp.Transport = transport
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/select/") {
 			select {
@@ -109,17 +109,5 @@ func slowProxy(t *testing.T, target string, delay *atomic.Int64) *httptest.Serve
 		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	return srv
-}
-
-// settle waits up to 10 s for the goroutine count to fall to want and
-// returns the last count.
-func settle(want int) int {
-	deadline := time.Now().Add(10 * time.Second)
-	n := runtime.NumGoroutine()
-	for n > want && time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		n = runtime.NumGoroutine()
-	}
-	return n
+	return srv, transport
 }
