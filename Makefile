@@ -57,11 +57,11 @@ parity-record:
 parity:
 	$(GO) test -count=1 -run TestParity -v ./internal/parity/
 
-## parity-diff: random queries against a fresh Loki v3.7.8 holding the parity dataset (DIFF_N, DIFF_SEED, DIFF_GEN=2|3, DIFF_DATASET=2 adds the second dataset)
+## parity-diff: random queries against a fresh Loki v3.7.8 holding the parity dataset (DIFF_N, DIFF_SEED=n or first-last, DIFF_GEN=2|3, DIFF_DATASET=2 adds the second dataset)
 parity-diff:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  $(GO) run ./cmd/parity compare -url $$LOKI_URL -dir parity > /dev/null; \
-	  DIFF_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run TestRandomDifferential -v ./internal/parity/
+	  DIFF_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -timeout 4h -run TestRandomDifferential -v ./internal/parity/
 
 ## canary-record: loki-canary's figures against a fresh Loki v3.7.8, which TestLokiCanary compares vloki's with (not part of CI)
 canary-record:

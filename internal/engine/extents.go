@@ -129,6 +129,9 @@ func keptFrom(kept *exec.Steps, req exec.MetricRequest) *exec.Steps {
 // keepExtent stores the request's frozen steps, after the kept steps
 // before them when the two join, at most two request spans long.
 func (e *Engine) keepExtent(ctx context.Context, key string, kept, all *exec.Steps, req exec.MetricRequest) {
+	if all.SplitBound() {
+		return
+	}
 	frozen := e.extents.Now().Add(-e.extents.Freshness).UnixNano()
 	var seq uint64
 	if e.extents.Acks != nil {

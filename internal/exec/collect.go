@@ -10,7 +10,7 @@ import (
 // rows arriving in direction order, and groups the survivors into streams.
 type collector struct {
 	req      LogRequest
-	n        int // entries taken toward the limit
+	n        int // entries read toward the limit, duplicates included
 	emittedN int
 	last     *logRow // &lastRow once an entry was taken
 	lastRow  logRow  // a copy: the walker reuses its row buffer
@@ -27,46 +27,106 @@ func newCollector(req LogRequest) *collector {
 func (c *collector) full() bool     { return c.n >= c.req.Limit }
 func (c *collector) remaining() int { return c.req.Limit - c.n }
 
+// addAll takes rows in direction order; the rows of one stream sharing a
+// timestamp all come in one call.
 func (c *collector) addAll(rows []logRow) {
-	for i := range rows {
-		if c.full() {
-			return
+	for i := 0; i < len(rows) && !c.full(); {
+		j := i + 1
+		for j < len(rows) && rows[j].ts == rows[i].ts && rows[j].hash == rows[i].hash {
+			j++
 		}
-		c.add(&rows[i])
+		if j == i+1 {
+			c.add(&rows[i])
+		} else {
+			c.addTied(rows[i:j])
+		}
+		i = j
 	}
 }
 
 func (c *collector) add(r *logRow) {
+	if c.process(r) {
+		c.n++
+		c.take(r)
+	}
+}
+
+// ingesterBatch is how many entries Loki's ingester sends its querier in
+// one message (queryBatchSize).
+const ingesterBatch = 128
+
+// addTied takes the entries of one stream sharing a timestamp in the
+// order Loki's querier gives them. Its ingester reads them in arrival
+// order (as blocks cut from the head block hold them; the head block
+// itself, a stream's newest 256 KB, yields them by label), up to the
+// limit, and sends them in messages of ingesterBatch entries; the querier
+// merges each message's entries by their labels after the pipeline
+// (stream labels, structured metadata and parsed labels, as one label
+// string), keeping the ingester's order among equals, and drops an entry
+// equal to an earlier one of the group (same line, metadata and parsed
+// labels after the pipeline). A duplicate still counts toward the limit:
+// the ingester sent it.
+func (c *collector) addTied(rows []logRow) {
+	type tied struct {
+		row    *logRow
+		batch  int
+		labels string
+	}
+	kept := make([]tied, 0, len(rows))
+	seen := make(map[string]bool, len(rows))
+	for i := 0; i < len(rows) && !c.full(); i++ {
+		r := &rows[i]
+		if !c.process(r) {
+			continue
+		}
+		batch := c.n / ingesterBatch
+		c.n++
+		id := r.out + "\x00" + r.outMetadata.String() + "\x00" + r.parsed.String()
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		kept = append(kept, tied{r, batch, mergeLabels(mergeLabels(r.outLabels, r.outMetadata), r.parsed).String()})
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if kept[i].batch != kept[j].batch {
+			return kept[i].batch < kept[j].batch
+		}
+		return kept[i].labels < kept[j].labels
+	})
+	for _, t := range kept {
+		c.take(t.row)
+	}
+}
+
+// process runs the local stages on r; false: the pipeline dropped it.
+func (c *collector) process(r *logRow) bool {
 	c.stats.LinesProcessed++
 	c.stats.BytesProcessed += len(r.line)
 	st := entryState{row: r, early: c.req.Query.Early}
 	if !runStages(c.req.Query, &st) {
-		return
+		return false
 	}
 	r.parsed = st.outputParsed()
 	r.out = st.line
 	r.outLabels, r.outMetadata = st.remaining(r.labels), st.remaining(r.metadata)
-	if c.isDuplicate(r) {
-		return
-	}
-	// Loki takes the first `limit` entries, then drops those the interval
-	// rule rejects: the limit counts entries before the interval applies.
+	return true
+}
+
+// take applies the interval to a processed entry counted toward the
+// limit and adds it to its stream (duplicates share a timestamp: addTied
+// drops them). Loki takes the first `limit` entries, then drops those the
+// interval rule rejects: the limit counts entries before the interval
+// applies.
+func (c *collector) take(r *logRow) {
 	c.lastRow = *r
 	c.last = &c.lastRow
-	c.n++
 	if !c.intervalAllows(r.ts) {
 		return
 	}
 	c.lastTs, c.emitted = r.ts, true
 	c.emittedN++
 	c.append(r)
-}
-
-// isDuplicate reports an entry equal to the previous one: same stream,
-// timestamp, line and metadata, which Loki de-duplicates.
-func (c *collector) isDuplicate(r *logRow) bool {
-	p := c.last
-	return p != nil && p.ts == r.ts && p.key == r.key && p.line == r.line && equalLabels(p.metadata, r.metadata)
 }
 
 // intervalAllows applies Loki's interval rule, shared across streams.

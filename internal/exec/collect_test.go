@@ -15,7 +15,7 @@ func (c containsMatcher) Match(line string) bool { return strings.Contains(line,
 
 func row(app string, ts int64, line string, md ...string) logRow {
 	ls := model.Labels{{Name: "app", Value: app}}
-	r := logRow{labels: ls, key: ls.String(), ts: ts, line: line}
+	r := logRow{labels: ls, key: ls.String(), hash: ls.Hash(), ts: ts, line: line}
 	for i := 0; i < len(md); i += 2 {
 		r.metadata = append(r.metadata, model.Label{Name: md[i], Value: md[i+1]})
 	}
@@ -61,6 +61,14 @@ func TestCollector(t *testing.T) {
 			LogRequest{Limit: 10, Direction: Backward, IntervalNs: 10},
 			[]logRow{row("a", 30, "a30"), row("a", 25, "a25"), row("a", 20, "a20"), row("a", 9, "a9")},
 			`{app="a"} 30:a30,20:a20,9:a9`},
+		{"one stream's timestamp: by labels after the pipeline, arrival among equals",
+			LogRequest{Limit: 10, Direction: Forward, Categorize: true},
+			[]logRow{row("a", 1, "first", "k", "v2"), row("a", 1, "second", "k", "v1"), row("a", 1, "third", "k", "v2"), row("a", 2, "later")},
+			`{app="a"} 1:second,1:first,1:third,2:later`},
+		{"the limit cuts a timestamp in arrival order",
+			LogRequest{Limit: 2, Direction: Forward, Categorize: true},
+			[]logRow{row("a", 1, "first", "k", "v2"), row("a", 1, "second", "k", "v1"), row("a", 1, "third", "k", "v0")},
+			`{app="a"} 1:second,1:first`},
 		{"metadata merged into labels without categorize",
 			LogRequest{Limit: 10, Direction: Forward},
 			[]logRow{row("a", 1, "x", "trace", "t1"), row("a", 2, "y")},

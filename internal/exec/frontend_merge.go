@@ -80,7 +80,7 @@ func (w *walker) cutsTie(ctx context.Context) (bool, error) {
 	all := LogRequest{Query: w.req.Query, Limit: len(rows) + 1, Direction: w.req.Direction, Categorize: w.req.Categorize}
 	probe := newCollector(all)
 	probe.addAll(rows)
-	return probe.n > countAt(col, ts), nil
+	return probe.emittedN > countAt(col, ts), nil
 }
 
 func countAt(c *collector, ts int64) int {

@@ -83,6 +83,10 @@ type evaluator struct {
 	prior   *Steps
 	logs    []*seriesLog
 	answers int
+	// twins: a vector aggregation made groups that print alike (see
+	// jamTwins); jammed: a querier answer's series were cut for it, so
+	// a step's value depends on the steps before it in its sub-query.
+	twins, jammed bool
 }
 
 // RunMetric evaluates a metric query.
@@ -126,15 +130,31 @@ func (ev *evaluator) eval(ctx context.Context, m plan.Metric) (value, error) {
 	case *plan.LabelReplace:
 		return ev.labelReplace(ctx, m)
 	case *plan.QuerierAnswer:
-		idx := ev.answers
-		ev.answers++
-		v, err := ev.eval(ctx, m.Inner)
-		if err != nil {
-			return v, err
-		}
-		return v, ev.checkAnswer(idx, v)
+		return ev.querierAnswer(ctx, m)
 	}
 	return value{}, fmt.Errorf("exec: unexpected metric node %T", m)
+}
+
+// querierAnswer evaluates what Loki hands to a querier and reads its
+// answer as Loki's frontend does.
+func (ev *evaluator) querierAnswer(ctx context.Context, m *plan.QuerierAnswer) (value, error) {
+	idx := ev.answers
+	ev.answers++
+	ev.twins = false
+	v, err := ev.eval(ctx, m.Inner)
+	if err != nil {
+		return v, err
+	}
+	if err := ev.checkAnswer(idx, v); err != nil {
+		return v, err
+	}
+	if ev.twins && ev.req.Step > 0 && !m.Whole && !v.scalar {
+		var cut bool
+		v, cut = ev.jamTwins(v)
+		ev.jammed = ev.jammed || cut
+	}
+	ev.twins = false
+	return v, nil
 }
 
 func (ev *evaluator) constant(v float64, scalar bool) value {

@@ -99,12 +99,8 @@ func (l *seriesLog) bytes() int64 {
 // sub-queries would return for the querier answer logged as cur, with
 // prior, when set, holding the request's earlier steps.
 func (ev *evaluator) maxSplitSeries(prior, cur *seriesLog) int {
-	splits := ev.req.Splits
-	if len(splits) == 0 {
-		splits = []SplitRange{{Start: ev.req.Start, End: ev.req.End}}
-	}
 	most := 0
-	for _, sp := range splits {
+	for _, sp := range ev.splitRanges() {
 		seen := map[string]bool{}
 		prior.addIn(sp, seen)
 		cur.addIn(sp, seen)

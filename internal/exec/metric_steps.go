@@ -12,13 +12,22 @@ import (
 // limit, order). A step's value depends on the data and its own time only,
 // so steps evaluated by different requests of one query and step join
 // into the value one request would evaluate: the results cache keeps them
-// as extents.
+// as extents. The exception is SplitBound.
 type Steps struct {
 	times []int64 // ns, ascending, Step apart
 	v     value
 	// logs are the querier answers' series at these steps (see seriesLog).
 	logs []*seriesLog
+	// splitBound: series were cut where Loki's frontend stops reading
+	// them (jamTwins), which depends on where the request's sub-queries
+	// begin.
+	splitBound bool
 }
+
+// SplitBound reports steps whose values depend on the request's
+// sub-queries, not only on their own times: they are not to be reused
+// by another request.
+func (s *Steps) SplitBound() bool { return s.splitBound }
 
 // EvalSteps evaluates a metric query at its steps; a range query's
 // sub-queries (req.Splits) are checked against max_query_series as Loki's
@@ -31,7 +40,7 @@ func EvalSteps(ctx context.Context, c *backend.Client, t backend.Tenant, req Met
 	if err != nil {
 		return nil, err
 	}
-	return &Steps{times: ev.steps, v: v, logs: ev.logs}, nil
+	return &Steps{times: ev.steps, v: v, logs: ev.logs, splitBound: ev.jammed}, nil
 }
 
 // CheckKept makes the series-limit checks of a range query answered from
@@ -69,7 +78,7 @@ func (s *Steps) Last() int64  { return s.times[len(s.times)-1] }
 func (s *Steps) Slice(from, to int64) *Steps {
 	lo := sort.Search(len(s.times), func(i int) bool { return s.times[i] >= from })
 	hi := sort.Search(len(s.times), func(i int) bool { return s.times[i] > to })
-	out := &Steps{times: s.times[lo:hi:hi], v: value{scalar: s.v.scalar}}
+	out := &Steps{times: s.times[lo:hi:hi], v: value{scalar: s.v.scalar}, splitBound: s.splitBound}
 	if s.v.scalar {
 		out.v.scalars = s.v.scalars[lo:hi:hi]
 	} else {
@@ -90,7 +99,7 @@ func JoinSteps(a, b *Steps) *Steps {
 	if b.Len() == 0 {
 		return a
 	}
-	out := &Steps{v: value{scalar: a.v.scalar}}
+	out := &Steps{v: value{scalar: a.v.scalar}, splitBound: a.splitBound || b.splitBound}
 	out.times = append(append(make([]int64, 0, a.Len()+b.Len()), a.times...), b.times...)
 	if a.v.scalar {
 		out.v.scalars = append(append(make([]float64, 0, a.Len()+b.Len()), a.v.scalars...), b.v.scalars...)

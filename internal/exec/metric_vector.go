@@ -30,19 +30,25 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 		if in.scalar {
 			continue
 		}
-		out.vectors[i] = aggregate(m, in.vectors[i])
+		var twins bool
+		out.vectors[i], twins = aggregate(m, in.vectors[i])
+		ev.twins = ev.twins || twins
 	}
 	return out, nil
 }
 
-func aggregate(m *plan.VectorAgg, vec []sample) []sample {
+// aggregate computes one step's groups; twins reports two groups that
+// print alike (see groupLabels).
+func aggregate(m *plan.VectorAgg, vec []sample) (out []sample, twins bool) {
 	if (m.Op == "topk" || m.Op == "bottomk") && m.Param < 1 {
-		return nil
+		return nil, false
 	}
 	groups := map[string]*group{}
 	var order []string
+	trimmed := false
 	for _, s := range vec {
-		k, labels := groupLabels(m.Grouping, s.labels)
+		k, labels, dropped := groupLabels(m.Grouping, s.labels)
+		trimmed = trimmed || dropped
 		g, ok := groups[k]
 		if !ok {
 			g = &group{labels: labels, value: s.v, mean: s.v, count: 1, members: []sample{s}}
@@ -55,33 +61,46 @@ func aggregate(m *plan.VectorAgg, vec []sample) []sample {
 		}
 		g.add(m.Op, s)
 	}
-	var out []sample
 	for _, k := range order {
 		out = append(out, groups[k].result(m)...)
 	}
-	return out
+	return out, trimmed && printAlike(groups)
+}
+
+// printAlike reports two groups with the same printed labels.
+func printAlike(groups map[string]*group) bool {
+	seen := make(map[string]bool, len(groups))
+	for _, g := range groups {
+		k := g.labels.String()
+		if seen[k] {
+			return true
+		}
+		seen[k] = true
+	}
+	return false
 }
 
 // groupLabels are a sample's group under the grouping (its key) and the
 // group's labels. Loki hashes the labels a grouping keeps, empty-valued
 // ones included, but builds a without-group's labels with the Prometheus
-// label builder, which drops empty values: two groups can print alike
-// (as when Loki's frontend merges the shards of a range aggregation after
-// a drop or keep with sum without ()). A by-group keeps them.
-func groupLabels(g logql.Grouping, ls model.Labels) (string, model.Labels) {
+// label builder, which drops empty values (dropped reports that it did):
+// two groups can print alike (as when Loki's frontend merges the shards
+// of a range aggregation after a drop or keep with sum without ()). A
+// by-group keeps them.
+func groupLabels(g logql.Grouping, ls model.Labels) (key string, labels model.Labels, dropped bool) {
 	if !g.Without {
 		out := ls.Only(g.Groups...)
-		return out.String(), out
+		return out.String(), out, false
 	}
 	out := ls.Without(g.Groups...)
-	key := out.String()
+	key = out.String()
 	kept := out[:0] // out is ls's copy: filtered in place once keyed
 	for _, l := range out {
 		if l.Value != "" {
 			kept = append(kept, l)
 		}
 	}
-	return key, kept
+	return key, kept, len(kept) < len(out)
 }
 
 func (g *group) add(op string, s sample) {

@@ -18,6 +18,9 @@ type frontend struct {
 	// generated are the divisions the frontend builds itself: they carry
 	// no binary-operation options, which changes how Loki matches them.
 	generated map[logql.SampleExpr]bool
+	// undivided: the mapper changed nothing, and Loki's frontend passes
+	// the querier's answer on as it is.
+	undivided bool
 }
 
 // divide builds the frontend's own lhs / rhs.
@@ -33,6 +36,7 @@ func (f *frontend) rewriteQuery(e logql.SampleExpr) logql.SampleExpr {
 	m := f.rewrite(e, true)
 	if !f.anyDownstream(m) {
 		f.downstream[m] = true
+		f.undivided = true
 	}
 	return m
 }

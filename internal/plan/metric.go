@@ -82,7 +82,13 @@ type VectorAgg struct {
 
 // QuerierAnswer is an expression Loki's frontend hands to a querier: the
 // number of series of its answer, per sub-query, meets max_query_series.
-type QuerierAnswer struct{ Inner Metric }
+// Whole: the mapper divided nothing, so the querier's answer is the
+// sub-query's answer as it is (otherwise the frontend reads it step by
+// step, see exec's jamTwins).
+type QuerierAnswer struct {
+	Inner Metric
+	Whole bool
+}
 
 // Unmarked returns m without its QuerierAnswer mark.
 func Unmarked(m Metric) Metric {
@@ -158,7 +164,11 @@ var evaluableVectorOps = map[string]bool{
 func CompileMetric(e logql.SampleExpr, fc *foreign.Config) (Metric, error) {
 	f := &frontend{downstream: map[logql.SampleExpr]bool{}, generated: map[logql.SampleExpr]bool{}}
 	c := &compiler{downstream: f.downstream, generated: f.generated, foreign: fc}
-	return c.metric(f.rewriteQuery(e))
+	m, err := c.metric(f.rewriteQuery(e))
+	if qa, ok := m.(*QuerierAnswer); ok && f.undivided {
+		qa.Whole = true
+	}
+	return m, err
 }
 
 // compiler plans the rewritten expression.
