@@ -10,7 +10,7 @@ import (
 // rows arriving in direction order, and groups the survivors into streams.
 type collector struct {
 	req      LogRequest
-	n        int // entries read toward the limit, duplicates included
+	n        int // entries taken toward the limit
 	emittedN int
 	last     *logRow // &lastRow once an entry was taken
 	lastRow  logRow  // a copy: the walker reuses its row buffer
@@ -58,14 +58,14 @@ const ingesterBatch = 128
 // addTied takes the entries of one stream sharing a timestamp in the
 // order Loki's querier gives them. Its ingester reads them in arrival
 // order (as blocks cut from the head block hold them; the head block
-// itself, a stream's newest 256 KB, yields them by label), up to the
-// limit, and sends them in messages of ingesterBatch entries; the querier
-// merges each message's entries by their labels after the pipeline
-// (stream labels, structured metadata and parsed labels, as one label
-// string), keeping the ingester's order among equals, and drops an entry
-// equal to an earlier one of the group (same line, metadata and parsed
-// labels after the pipeline). A duplicate still counts toward the limit:
-// the ingester sent it.
+// itself, a stream's newest 256 KB, yields them by label), drops an entry
+// equal to an earlier one of the group after the pipeline (same line,
+// metadata and parsed labels: the ingester merges what it holds with the
+// store, de-duplicating), takes them up to the limit and sends them in
+// messages of ingesterBatch entries; the querier merges each message's
+// entries by their labels after the pipeline (stream labels, structured
+// metadata and parsed labels, as one label string), keeping the
+// ingester's order among equals.
 func (c *collector) addTied(rows []logRow) {
 	type tied struct {
 		row    *logRow
@@ -79,13 +79,13 @@ func (c *collector) addTied(rows []logRow) {
 		if !c.process(r) {
 			continue
 		}
-		batch := c.n / ingesterBatch
-		c.n++
 		id := r.out + "\x00" + r.outMetadata.String() + "\x00" + r.parsed.String()
 		if seen[id] {
 			continue
 		}
 		seen[id] = true
+		batch := c.n / ingesterBatch
+		c.n++
 		kept = append(kept, tied{r, batch, mergeLabels(mergeLabels(r.outLabels, r.outMetadata), r.parsed).String()})
 	}
 	sort.SliceStable(kept, func(i, j int) bool {
