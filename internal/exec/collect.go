@@ -176,18 +176,6 @@ func (c *collector) result() *LogResult {
 	return out
 }
 
-func equalLabels(a, b model.Labels) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // mergeLabels adds metadata to stream labels; a stream label wins a clash.
 func mergeLabels(stream, extra model.Labels) model.Labels {
 	out := make(model.Labels, 0, len(stream)+len(extra))
