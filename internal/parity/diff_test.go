@@ -122,7 +122,7 @@ func askRandom(t *testing.T, ctx context.Context, loki, vloki string, gen func(*
 
 // reasks is how many more times a query vloki answers differently is put
 // to Loki.
-const reasks = 4
+const reasks = 12
 
 type reask int
 
