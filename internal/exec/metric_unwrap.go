@@ -59,7 +59,9 @@ func (s *entryState) fullLabelsIfUsed(groups []string, without, noLabels bool) m
 
 // groupedLabels reduces an entry's labels to the extraction's grouping,
 // as Loki's GroupedLabels: an entry with an error keeps all its labels so
-// the error is not lost.
+// the error is not lost. Without an error, a grouping builds the labels
+// from the stream, metadata and parsed labels alone: error details left
+// by a dropped __error__ go.
 func (s *entryState) groupedLabels(full model.Labels, groups []string, without, noLabels bool) model.Labels {
 	switch {
 	case s.err != "":
@@ -69,10 +71,13 @@ func (s *entryState) groupedLabels(full model.Labels, groups []string, without, 
 	case len(groups) == 0:
 		return full
 	case without:
-		return full.Without(groups...)
+		return full.Without(append(groups, errorDetailsLabel)...)
 	}
 	out := make(model.Labels, 0, len(groups))
 	for _, g := range groups {
+		if g == errorDetailsLabel {
+			continue
+		}
 		if v, ok := s.Label(g); ok {
 			out = append(out, model.Label{Name: g, Value: v})
 		}
