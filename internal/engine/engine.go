@@ -128,8 +128,15 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 			return nil, contextError(ctx, err)
 		}
 	}
+	start, end := req.Start.UnixNano(), req.End.UnixNano()
+	if end == start {
+		// Loki's store reads both bounds inclusively when they are equal,
+		// and it holds all but a stream's newest chunk moments after a
+		// push (its ingesters, reading [start, end), would answer none).
+		end = start + 1
+	}
 	res, err := exec.RunLogs(ctx, e.c, t, exec.LogRequest{
-		Query: lq, Start: req.Start.UnixNano(), End: req.End.UnixNano(), Limit: req.Limit,
+		Query: lq, Start: start, End: end, Limit: req.Limit,
 		Direction: req.Direction, IntervalNs: req.Interval.Nanoseconds(), Categorize: req.Categorize,
 		Metadata: ownRowsOnly(req.Metadata, f),
 	})
