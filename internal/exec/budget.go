@@ -30,11 +30,11 @@ func (b *budget) take(n int64) error {
 	return nil
 }
 
-// Per-item sizes: a sample is a timestamp, a value and a stream
-// fingerprint; a bucket cell an index and two totals; a label two string
+// Per-item sizes: a sample is a timestamp, a value, a stream fingerprint
+// and an arrival number; a bucket cell an index and two totals; a label two string
 // headers; a group or series its struct, slice headers and map entry.
 const (
-	sampleBytes = 8 + 8 + 8
+	sampleBytes = 8 + 8 + 8 + 8
 	cellBytes   = 8 + 8 + 8
 	labelBytes  = 32
 	groupBytes  = 128

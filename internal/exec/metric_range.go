@@ -19,8 +19,12 @@ type rangeSeries struct {
 	ts     []int64
 	vals   []float64
 	// streams holds each sample's stream fingerprint: Loki merges streams
-	// by timestamp, then by fingerprint, and float sums follow that order.
+	// by timestamp, then by fingerprint, and float sums follow that order;
+	// seqs the arrival numbers (backend.SeqField) that order a stream's
+	// samples sharing a timestamp (first_over_time takes the first to
+	// arrive, last_over_time the last).
 	streams []uint64
+	seqs    []uint64
 }
 
 // rangeAgg evaluates a range aggregation from the rows of its log query:
@@ -158,6 +162,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 		s.ts = append(s.ts, row.ts)
 		s.vals = append(s.vals, v)
 		s.streams = append(s.streams, row.hash)
+		s.seqs = append(s.seqs, row.seq)
 		return nil
 	})
 	if err != nil {
@@ -181,11 +186,14 @@ func sortSeries(s *rangeSeries) {
 		if s.ts[ia] != s.ts[ib] {
 			return s.ts[ia] < s.ts[ib]
 		}
-		return s.streams[ia] < s.streams[ib]
+		if s.streams[ia] != s.streams[ib] {
+			return s.streams[ia] < s.streams[ib]
+		}
+		return s.seqs[ia] < s.seqs[ib]
 	})
 	ts, vs := make([]int64, len(idx)), make([]float64, len(idx))
 	for i, j := range idx {
 		ts[i], vs[i] = s.ts[j], s.vals[j]
 	}
-	s.ts, s.vals, s.streams = ts, vs, nil
+	s.ts, s.vals, s.streams, s.seqs = ts, vs, nil, nil
 }

@@ -365,7 +365,7 @@ func (ra *RangeAgg) FetchFields() []string {
 			return nil
 		}
 	}
-	return append([]string{"_time", "_stream", "_msg", backend.EmptyLineField}, ra.Hints.Required...)
+	return append([]string{"_time", "_stream", "_msg", backend.EmptyLineField, backend.SeqField}, ra.Hints.Required...)
 }
 
 // hints computes Loki's parser hints for extraction under grouping g.
