@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -62,6 +62,13 @@ parity-diff:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  $(GO) run ./cmd/parity compare -url $$LOKI_URL -dir parity > /dev/null; \
 	  DIFF_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -timeout 4h -run TestRandomDifferential -v ./internal/parity/
+
+## parity-settle: which goldens a fresh Loki v3.7.8 answers differently once its ingesters flush, the evidence behind parity/known-gaps.txt (SETTLE_SLICES time windows pushed with a flush after each, then SETTLE_WAIT for its index; not part of CI)
+SETTLE_SLICES ?= 24
+SETTLE_WAIT ?= 16m
+parity-settle:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  $(GO) run ./cmd/parity settle -url $$LOKI_URL -dir parity -slices $(SETTLE_SLICES) -wait $(SETTLE_WAIT)
 
 ## canary-record: loki-canary's figures against a fresh Loki v3.7.8, which TestLokiCanary compares vloki's with (not part of CI)
 canary-record:

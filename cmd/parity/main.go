@@ -3,6 +3,7 @@
 //
 //	parity record  -url http://127.0.0.1:3100   # a fresh Loki v3.7.8
 //	parity compare -url http://127.0.0.1:3100   # a vloki holding the dataset
+//	parity settle  -url http://127.0.0.1:3100   # a fresh Loki: which goldens its flushes change
 package main
 
 import (
@@ -27,8 +28,16 @@ func main() {
 	push := fs.Bool("push", true, "push the dataset first")
 	tenant := fs.String("tenant", "", "X-Scope-OrgID to send")
 	only := fs.String("only", "", "record only the cases whose id starts with this, keeping the other goldens")
+	slices := fs.Int("slices", 0, "settle: push the dataset in this many time windows, flushing Loki after each")
+	wait := fs.Duration("wait", 0, "settle: after the flush, wait this long (Loki builds its index every 15m) and compare again")
 	_ = fs.Parse(os.Args[2:])
-	if err := run(os.Args[1], *url, *dir, *tenant, *only, *push); err != nil {
+	var err error
+	if os.Args[1] == "settle" {
+		err = settle(*url, *dir, *slices, *wait)
+	} else {
+		err = run(os.Args[1], *url, *dir, *tenant, *only, *push)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "parity:", err)
 		os.Exit(1)
 	}

@@ -27,3 +27,27 @@ func TestGenerateIsDeterministicAndSized(t *testing.T) {
 		t.Fatalf("%d entries, want about 100k", total)
 	}
 }
+
+func TestSlicesKeepEveryEntryOnceInTimeOrder(t *testing.T) {
+	ds := Generate(20_000, 24*time.Hour)
+	parts := Slices(ds, 24)
+	if len(parts) != 24 {
+		t.Fatalf("%d slices, want 24", len(parts))
+	}
+	seen := 0
+	last := map[string]int64{}
+	for _, part := range parts {
+		for _, s := range part {
+			for _, e := range s.Entries {
+				if e.TimestampNs < last[s.Labels.String()] {
+					t.Fatalf("stream %s goes back in time across slices", s.Labels)
+				}
+				last[s.Labels.String()] = e.TimestampNs
+				seen++
+			}
+		}
+	}
+	if seen != Total(ds) {
+		t.Fatalf("slices hold %d entries, the dataset %d", seen, Total(ds))
+	}
+}

@@ -1,0 +1,98 @@
+package parity
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Slices cuts the dataset into n windows of equal time, each holding the
+// entries of every stream that fall in it, in order: pushed one after the
+// other with a flush between, they reach Loki as agents shipping in real
+// time deliver them, each stream's chunks cut at the windows' edges.
+func Slices(streams []Stream, n int) [][]Stream {
+	lo, hi := bounds(streams)
+	width := (hi - lo + int64(n)) / int64(n)
+	out := make([][]Stream, n)
+	for _, s := range streams {
+		for i := range out {
+			from, to := lo+int64(i)*width, lo+int64(i+1)*width
+			part := Stream{Labels: s.Labels}
+			for _, e := range s.Entries {
+				if e.TimestampNs >= from && e.TimestampNs < to {
+					part.Entries = append(part.Entries, e)
+				}
+			}
+			if len(part.Entries) > 0 {
+				out[i] = append(out[i], part)
+			}
+		}
+	}
+	return out
+}
+
+func bounds(streams []Stream) (lo, hi int64) {
+	first := true
+	for _, s := range streams {
+		for _, e := range s.Entries {
+			if first || e.TimestampNs < lo {
+				lo = e.TimestampNs
+			}
+			if first || e.TimestampNs > hi {
+				hi = e.TimestampNs
+			}
+			first = false
+		}
+	}
+	return lo, hi
+}
+
+// FlushLoki asks a Loki single binary to flush every chunk its ingester
+// holds to the store and waits until it holds none in memory.
+func FlushLoki(ctx context.Context, baseURL string, limit time.Duration) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL+"/flush", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return fmt.Errorf("POST /flush: %s", resp.Status)
+	}
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		n, err := memoryChunks(ctx, baseURL)
+		if err == nil && n == "0" {
+			return nil
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	return fmt.Errorf("Loki still holds chunks in memory %v after /flush", limit)
+}
+
+// memoryChunks reads loki_ingester_memory_chunks from Loki's /metrics.
+func memoryChunks(ctx context.Context, baseURL string) (string, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/metrics", nil)
+	if err != nil {
+		return "", err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "loki_ingester_memory_chunks "); ok {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("no loki_ingester_memory_chunks in %s/metrics", baseURL)
+}
