@@ -53,11 +53,7 @@ func bounds(streams []Stream) (lo, hi int64) {
 // FlushLoki asks a Loki single binary to flush every chunk its ingester
 // holds to the store and waits until it holds none in memory.
 func FlushLoki(ctx context.Context, baseURL string, limit time.Duration) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, baseURL+"/flush", nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := call(ctx, http.MethodPost, baseURL+"/flush")
 	if err != nil {
 		return err
 	}
@@ -78,11 +74,7 @@ func FlushLoki(ctx context.Context, baseURL string, limit time.Duration) error {
 
 // memoryChunks reads loki_ingester_memory_chunks from Loki's /metrics.
 func memoryChunks(ctx context.Context, baseURL string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/metrics", nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := call(ctx, http.MethodGet, baseURL+"/metrics")
 	if err != nil {
 		return "", err
 	}
@@ -95,4 +87,12 @@ func memoryChunks(ctx context.Context, baseURL string) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("no loki_ingester_memory_chunks in %s/metrics", baseURL)
+}
+
+func call(ctx context.Context, method, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
 }
