@@ -130,10 +130,10 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	}
 	start, end := req.Start.UnixNano(), req.End.UnixNano()
 	if end == start {
-		// Loki's store reads both bounds inclusively when they are equal,
-		// and it holds all but a stream's newest chunk moments after a
-		// push (its ingesters, reading [start, end), would answer none).
-		end = start + 1
+		if lq, err = e.instantQuery(ctx, t, lq, start); err != nil {
+			return nil, contextError(ctx, err)
+		}
+		end = start + 1 // see instant_range.go
 	}
 	res, err := exec.RunLogs(ctx, e.c, t, exec.LogRequest{
 		Query: lq, Start: start, End: end, Limit: req.Limit,

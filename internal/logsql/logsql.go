@@ -105,6 +105,20 @@ func (f Exact) appendTo(b []byte) []byte {
 	return strconv.AppendQuote(b, f.Value)
 }
 
+// StreamIDs is `_stream_id:in(id, ...)`: the rows of these streams.
+type StreamIDs []string
+
+func (f StreamIDs) appendTo(b []byte) []byte {
+	b = append(b, "_stream_id:in("...)
+	for i, id := range f {
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendQuote(b, id)
+	}
+	return append(b, ')')
+}
+
 // TimeRange is `_time:[start, end]` with both ends inclusive, in Unix ns.
 type TimeRange struct {
 	Start, End int64

@@ -18,6 +18,8 @@ func TestQueryString(t *testing.T) {
 			`(vloki.empty_line:="1" OR "or":="")`},
 		{Query{Filter: TimeRange{Start: 1, End: 1_700_000_000_123_456_789}, Pipes: []Pipe{Delete{"_stream_id"}}},
 			`_time:[1970-01-01T00:00:00.000000001Z, 2023-11-14T22:13:20.123456789Z] | delete _stream_id`},
+		{Query{Filter: And{Any{}, Not{StreamIDs{"0a", "0b"}}}, Pipes: []Pipe{Fields{"_stream_id"}, Limit(1)}},
+			`(* AND !(_stream_id:in("0a", "0b"))) | fields _stream_id | limit 1`},
 	}
 	for _, c := range cases {
 		if got := c.q.String(); got != c.want {

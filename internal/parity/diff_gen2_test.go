@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
+	"time"
 )
 
 // randomCase2 is the second generator of the random differential test
@@ -55,23 +56,16 @@ func randomCase2(r *rand.Rand, i int) Case {
 	return c
 }
 
-// endAfter is start plus span, in the @ form Case understands.
+// endAfter is start plus span (a Go duration), in the @ form Case
+// understands.
 func endAfter(start, span string) string {
 	var h, m, s int
 	fmt.Sscanf(start, "@%dh%dm%ds", &h, &m, &s)
-	total := h*3600 + m*60 + s
-	switch span {
-	case "90s":
-		total += 90
-	case "7m":
-		total += 420
-	case "45m":
-		total += 2700
-	case "2h":
-		total += 7200
-	case "6h":
-		total += 21600
+	d, err := time.ParseDuration(span)
+	if err != nil {
+		panic(err)
 	}
+	total := h*3600 + m*60 + s + int(d.Seconds())
 	return fmt.Sprintf("@%dh%dm%ds", total/3600, total/60%60, total%60)
 }
 
