@@ -29,7 +29,8 @@ func (s *Server) labelValues(w http.ResponseWriter, r *http.Request) {
 }
 
 // labelQuery reads a labels-shaped request and applies max_query_length,
-// answering the client on errors.
+// answering the client on errors. The range it returns covers the whole
+// UTC days of the one asked, as Loki's index answers (LabelIndexSpan).
 func (s *Server) labelQuery(w http.ResponseWriter, r *http.Request) (*loghttp.LabelQuery, bool) {
 	q, err := loghttp.ParseLabelQuery(r, time.Now())
 	if err == nil {
@@ -39,6 +40,7 @@ func (s *Server) labelQuery(w http.ResponseWriter, r *http.Request) (*loghttp.La
 		writeError(w, err)
 		return nil, false
 	}
+	q.Start, q.End = loghttp.LabelIndexSpan(q.Start, q.End)
 	return q, true
 }
 

@@ -65,6 +65,10 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 			return nil, err
 		}
 		req.end, req.hasEnd = end, true
+		if route == "labels" || route == "label_values" {
+			// Their answer holds the streams of end's whole UTC day.
+			_, req.end = loghttp.LabelIndexSpan(end, end)
+		}
 	}
 	return req, nil
 }

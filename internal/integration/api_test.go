@@ -90,8 +90,14 @@ func TestLabelsValuesSeries(t *testing.T) {
 			series := url.Values{"start": rng["start"], "end": rng["end"], "match[]": {`{app=~"web|db"}`}}
 			check("/loki/api/v1/series", series,
 				`{"status":"success","data":[{"app":"db","region":"eu","service_name":"db"},{"app":"web","env":"prod","service_name":"web"}]}`)
-			outside := url.Values{"start": {ns(base.Add(time.Hour))}, "end": {ns(base.Add(2 * time.Hour))}}
-			check("/loki/api/v1/labels", outside, `{"status":"success"}`)
+			// Loki's index answers names and values for the whole UTC day.
+			sameDay := url.Values{"start": {ns(base.Add(time.Hour))}, "end": {ns(base.Add(2 * time.Hour))}}
+			check("/loki/api/v1/labels", sameDay, `{"status":"success","data":["app","env","region","service_name"]}`)
+			check("/loki/api/v1/label/app/values", sameDay, `{"status":"success","data":["db","web"]}`)
+			series = url.Values{"start": sameDay["start"], "end": sameDay["end"], "match[]": {`{app=~"web|db"}`}}
+			check("/loki/api/v1/series", series, `{"status":"success","data":[]}`)
+			nextDay := url.Values{"start": {ns(base.Add(24 * time.Hour))}, "end": {ns(base.Add(25 * time.Hour))}}
+			check("/loki/api/v1/labels", nextDay, `{"status":"success"}`)
 		})
 	}
 }

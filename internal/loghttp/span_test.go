@@ -22,3 +22,26 @@ func TestSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestLabelIndexSpanCoversWholeUTCDays(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	cases := []struct{ start, end, from, through string }{
+		{"2025-01-15T05:00:00Z", "2025-01-15T06:00:00Z", "2025-01-15T00:00:00Z", "2025-01-15T23:59:59.999999999Z"},
+		{"2025-01-15T23:30:00Z", "2025-01-16T00:30:00Z", "2025-01-15T00:00:00Z", "2025-01-16T23:59:59.999999999Z"},
+		{"2025-01-15T00:00:00Z", "2025-01-16T00:00:00Z", "2025-01-15T00:00:00Z", "2025-01-15T23:59:59.999999999Z"},
+		{"2025-01-15T07:00:00+02:00", "2025-01-15T08:00:00+02:00", "2025-01-15T00:00:00Z", "2025-01-15T23:59:59.999999999Z"},
+		{"2025-01-16T00:00:00Z", "2025-01-16T00:00:00Z", "2025-01-16T00:00:00Z", "2025-01-16T23:59:59.999999999Z"},
+	}
+	for _, c := range cases {
+		from, through := LabelIndexSpan(at(c.start), at(c.end))
+		if !from.Equal(at(c.from)) || !through.Equal(at(c.through)) {
+			t.Errorf("[%s, %s]: got [%s, %s], want [%s, %s]", c.start, c.end, from, through, c.from, c.through)
+		}
+	}
+}
