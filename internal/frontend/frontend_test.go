@@ -135,27 +135,30 @@ func TestCoalescing(t *testing.T) {
 	}
 }
 
-// TestLabelsAreFrozenAfterTheirDay: a labels answer holds the streams of
-// its end's whole UTC day (Loki's index files), so it is cached only once
-// that day is older than the freshness window.
+// TestLabelsAreFrozenAfterTheirDay: label names, values and detected
+// labels hold the streams of their end's whole UTC day (Loki's index
+// files), so they are cached only once that day is older than the
+// freshness window.
 func TestLabelsAreFrozenAfterTheirDay(t *testing.T) {
-	f, h := newTest(false), &countingHandler{}
 	day := now.UTC().Truncate(24 * time.Hour)
-	labels := func(end time.Time) string {
-		r := httptest.NewRequest("GET", "/loki/api/v1/labels?end="+strconv.FormatInt(end.UnixNano(), 10), nil)
-		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
-		w := httptest.NewRecorder()
-		f.Wrap("labels", tenantOf, h.serve)(w, r)
-		return w.Body.String()
-	}
-	today := day.Add(time.Second) // hours before now, within its day
-	labels(today)
-	if body := labels(today); body != "tenant 1 run 2" {
-		t.Fatalf("a labels answer over a day still being written came from the cache: %q", body)
-	}
-	yesterday := day.Add(-time.Hour)
-	labels(yesterday)
-	if body := labels(yesterday); body != "tenant 1 run 3" {
-		t.Fatalf("yesterday's labels were not cached: %q", body)
+	for _, route := range []string{"labels", "label_values", "detected_labels"} {
+		f, h := newTest(false), &countingHandler{}
+		ask := func(end time.Time) string {
+			r := httptest.NewRequest("GET", "/loki/api/v1/x?end="+strconv.FormatInt(end.UnixNano(), 10), nil)
+			r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
+			w := httptest.NewRecorder()
+			f.Wrap(route, tenantOf, h.serve)(w, r)
+			return w.Body.String()
+		}
+		today := day.Add(time.Second) // hours before now, within its day
+		ask(today)
+		if body := ask(today); body != "tenant 1 run 2" {
+			t.Fatalf("%s: an answer over a day still being written came from the cache: %q", route, body)
+		}
+		yesterday := day.Add(-time.Hour)
+		ask(yesterday)
+		if body := ask(yesterday); body != "tenant 1 run 3" {
+			t.Fatalf("%s: yesterday's answer was not cached: %q", route, body)
+		}
 	}
 }

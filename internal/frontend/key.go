@@ -28,6 +28,11 @@ type request struct {
 	uncacheable bool
 }
 
+// labelIndexRoutes answer for the whole UTC days of their range, as
+// Loki's index does (loghttp.LabelIndexSpan; api's labelQuery): their
+// answer holds the streams of end's whole day.
+var labelIndexRoutes = map[string]bool{"labels": true, "label_values": true, "detected_labels": true}
+
 // answerHeaders change the bytes of an answer.
 var answerHeaders = []string{"X-Loki-Response-Encoding-Flags", "Accept"}
 
@@ -65,8 +70,7 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 			return nil, err
 		}
 		req.end, req.hasEnd = end, true
-		if route == "labels" || route == "label_values" {
-			// Their answer holds the streams of end's whole UTC day.
+		if labelIndexRoutes[route] {
 			_, req.end = loghttp.LabelIndexSpan(end, end)
 		}
 	}
