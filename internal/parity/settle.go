@@ -18,16 +18,14 @@ func Slices(streams []Stream, n int) [][]Stream {
 	width := (hi - lo + int64(n)) / int64(n)
 	out := make([][]Stream, n)
 	for _, s := range streams {
-		for i := range out {
-			from, to := lo+int64(i)*width, lo+int64(i+1)*width
-			part := Stream{Labels: s.Labels}
-			for _, e := range s.Entries {
-				if e.TimestampNs >= from && e.TimestampNs < to {
-					part.Entries = append(part.Entries, e)
-				}
-			}
+		parts := make([]Stream, n)
+		for _, e := range s.Entries {
+			i := (e.TimestampNs - lo) / width
+			parts[i].Entries = append(parts[i].Entries, e)
+		}
+		for i, part := range parts {
 			if len(part.Entries) > 0 {
-				out[i] = append(out[i], part)
+				out[i] = append(out[i], Stream{Labels: s.Labels, Entries: part.Entries})
 			}
 		}
 	}
