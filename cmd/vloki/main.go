@@ -17,6 +17,7 @@ import (
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/demo"
+	"github.com/vloki/vloki/internal/onewrite"
 	"github.com/vloki/vloki/internal/server"
 )
 
@@ -65,6 +66,7 @@ func run(args []string) error {
 		go demo.Run(ctx, app.Ingester(), log)
 	}
 	srv := &http.Server{Handler: app.Handler(), ReadHeaderTimeout: 30 * time.Second}
+	ln = onewrite.Install(srv, ln)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -15,7 +15,9 @@ package frontend
 
 import (
 	"context"
+	"crypto/rand"
 	"net/http"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,13 +46,20 @@ type Config struct {
 	// AckSeq, when set (vloki the only writer), numbers the tenant's last
 	// acknowledged push; it is read with the generation and passed on
 	// (AckSeqFrom), so steps computed for the request are known to hold
-	// every push up to it.
+	// every push up to it. It also lets label names and values over
+	// recent days be cached until the tenant's next push.
 	AckSeq func(backend.Tenant) uint64
+	// Retention is the storage's retention (0: none), for AckSeq-keyed
+	// answers: rows it deletes change answers without a push.
+	Retention time.Duration
 }
 
 // Frontend wraps query handlers.
 type Frontend struct {
-	cfg    Config
+	cfg Config
+	// boot tells this process's AckSeq numbers from another's (or an
+	// earlier run's) in a shared or restored cache.
+	boot   string
 	now    func() time.Time
 	flight singleflight.Group
 	stats  counters
@@ -69,7 +78,7 @@ type Stats struct {
 
 // New returns a frontend.
 func New(cfg Config) *Frontend {
-	return &Frontend{cfg: cfg, now: time.Now, generations: map[backend.Tenant]uint64{}, lastAck: map[backend.Tenant]time.Time{}}
+	return &Frontend{cfg: cfg, boot: rand.Text(), now: time.Now, generations: map[backend.Tenant]uint64{}, lastAck: map[backend.Tenant]time.Time{}}
 }
 
 // Acked is told of every push VictoriaLogs acknowledged: one carrying an
@@ -174,9 +183,13 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 		}
 		noCache := r.Header.Get("Cache-Control") == "no-cache"
 		cacheKey, cacheable := "", false
-		frozen := f.cfg.Cache != nil && !noCache && req.frozenBefore(f.now().Add(-f.cfg.MaxCacheFreshness))
+		now := f.now()
+		frozen := f.cfg.Cache != nil && !noCache && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
+		// Until the tenant's next push (vloki the sole writer).
+		untilPush := !frozen && f.cfg.Cache != nil && !noCache && f.cfg.AckSeq != nil &&
+			req.settledByPushes(now, f.cfg.Retention)
 		var st *readState
-		if frozen || (route == "query_range" && !noCache) {
+		if frozen || untilPush || (route == "query_range" && !noCache) {
 			// Read before the wait for the tenant's pushes: a generation a
 			// late push moved on is only seen once that push is searchable.
 			gen, ok := f.Generation(r.Context(), t)
@@ -184,13 +197,16 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 			if f.cfg.AckSeq != nil {
 				st.acks, st.acksOK = f.cfg.AckSeq(t), true
 			}
-			cacheKey, cacheable = req.key(t, gen), ok && frozen
+			cacheKey, cacheable = req.key(t, gen), ok && (frozen || untilPush)
+			if untilPush {
+				cacheKey += "\x00ack:" + f.boot + ":" + strconv.FormatUint(st.acks, 10)
+			}
 		}
 		f.waitVisible(r.Context(), t)
 		if cacheable {
 			if a, ok := f.cfg.Cache.Get(r.Context(), cacheKey); ok {
 				f.stats.hits.Add(1)
-				a.writeTo(w)
+				a.writeTo(w, r)
 				return
 			}
 			f.stats.misses.Add(1)
@@ -211,7 +227,7 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 				f.stats.tooLargeSet.Add(1)
 			}
 		}
-		a.writeTo(w)
+		a.writeTo(w, r)
 	}
 }
 

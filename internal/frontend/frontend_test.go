@@ -162,3 +162,49 @@ func TestLabelsAreFrozenAfterTheirDay(t *testing.T) {
 		}
 	}
 }
+
+// TestRecentLabelsLastUntilTheTenantsNextPush: with vloki the sole writer
+// (AckSeq), label-index answers over today are cached until the tenant's
+// next acknowledged push, unless the storage's retention could delete
+// rows of their days meanwhile.
+func TestRecentLabelsLastUntilTheTenantsNextPush(t *testing.T) {
+	var seq [3]atomic.Uint64
+	f, h := newTest(false), &countingHandler{}
+	f.cfg.AckSeq = func(t backend.Tenant) uint64 { return seq[t.AccountID].Load() }
+	ask := func(tn uint32, start time.Time) string {
+		q := "?start=" + strconv.FormatInt(start.UnixNano(), 10) + "&end=" + strconv.FormatInt(now.UnixNano(), 10)
+		r := httptest.NewRequest("GET", "/loki/api/v1/labels"+q, nil)
+		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: tn}))
+		w := httptest.NewRecorder()
+		f.Wrap("labels", tenantOf, h.serve)(w, r)
+		return w.Body.String()
+	}
+	hourAgo := now.Add(-time.Hour)
+	ask(1, hourAgo)
+	ask(2, hourAgo)
+	if body := ask(1, hourAgo); body != "tenant 1 run 1" {
+		t.Fatalf("no push since, yet computed again: %q", body)
+	}
+	seq[1].Add(1)
+	if body := ask(1, hourAgo); body != "tenant 1 run 3" {
+		t.Fatalf("a push did not end the cached answer: %q", body)
+	}
+	if body := ask(2, hourAgo); body != "tenant 2 run 2" {
+		t.Fatalf("another tenant's push ended the answer: %q", body)
+	}
+
+	f.cfg.Retention = 48 * time.Hour
+	threeDaysAgo := now.Add(-72 * time.Hour)
+	ask(1, threeDaysAgo)
+	if body := ask(1, threeDaysAgo); body != "tenant 1 run 5" {
+		t.Fatalf("days the retention may delete rows of came from the cache: %q", body)
+	}
+	if body := ask(1, hourAgo); body != "tenant 1 run 3" {
+		t.Fatalf("today within a 48h retention was not cached: %q", body)
+	}
+	f.cfg.AckSeq = nil // another writer may add rows at any time
+	ask(1, hourAgo)
+	if body := ask(1, hourAgo); body != "tenant 1 run 7" {
+		t.Fatalf("cached without knowing every push: %q", body)
+	}
+}

@@ -22,6 +22,9 @@ type request struct {
 	// the request reads up to "now".
 	end    time.Time
 	hasEnd bool
+	// start is the earliest time a label-index route's answer reads (the
+	// first of its whole UTC days); zero for other routes.
+	start time.Time
 	// uncacheable marks a request whose answer depends on data after its
 	// end (a negative offset; patterns, whose templates later lines still
 	// refine and whose window moves with now): never cached.
@@ -71,7 +74,11 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 		}
 		req.end, req.hasEnd = end, true
 		if labelIndexRoutes[route] {
-			_, req.end = loghttp.LabelIndexSpan(end, end)
+			start, _, err := loghttp.Bounds(params.get, now)
+			if err != nil {
+				return nil, err
+			}
+			req.start, req.end = loghttp.LabelIndexSpan(start, end)
 		}
 	}
 	return req, nil
@@ -139,6 +146,15 @@ func requestParams(r *http.Request) (params, error) {
 // cut, so its answer can no longer change.
 func (q *request) frozenBefore(cut time.Time) bool {
 	return q.hasEnd && !q.uncacheable && q.end.Before(cut)
+}
+
+// settledByPushes reports whether only pushes can change the request's
+// answer while vloki is the sole writer: a label-index route whose first
+// day lies more than a day inside the storage's retention (0: none), so
+// no rows of it are deleted meanwhile.
+func (q *request) settledByPushes(now time.Time, retention time.Duration) bool {
+	return !q.start.IsZero() && !q.uncacheable &&
+		(retention <= 0 || q.start.After(now.Add(-retention+24*time.Hour)))
 }
 
 // key identifies the answer for a tenant at a cache generation.

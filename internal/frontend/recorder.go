@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"net/http"
 	"strconv"
+
+	"github.com/vloki/vloki/internal/onewrite"
 )
 
 // answer is one recorded HTTP answer.
@@ -36,7 +38,9 @@ func (a *answer) size() int {
 	return n
 }
 
-func (a *answer) writeTo(w http.ResponseWriter) {
+// writeTo sends the answer to r's client, in one write when it can
+// (onewrite).
+func (a *answer) writeTo(w http.ResponseWriter, r *http.Request) {
 	if n, ok := w.(ErrorNoter); ok && a.err != nil {
 		n.NoteError(a.err)
 	}
@@ -55,8 +59,10 @@ func (a *answer) writeTo(w http.ResponseWriter) {
 		// in as few writes as the connection takes.
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
-	w.WriteHeader(a.status)
-	_, _ = w.Write(body)
+	onewrite.Whole(w, r, len(body), func() {
+		w.WriteHeader(a.status)
+		_, _ = w.Write(body)
+	})
 }
 
 // recorder is an http.ResponseWriter that keeps the answer.

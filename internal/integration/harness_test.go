@@ -15,6 +15,7 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/onewrite"
 	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/vltest"
 )
@@ -60,7 +61,7 @@ func serve(t *testing.T, cfg config.Config, c *backend.Client, name string) (tar
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app.Handler())
+	srv := newServer(app.Handler())
 	t.Cleanup(srv.Close)
 	return target{name: name, url: srv.URL, vl: c}, srv
 }
@@ -142,4 +143,13 @@ func decodeStreams(t *testing.T, r response) streamsResult {
 
 func TestMain(m *testing.M) {
 	os.Exit(vltest.Main(m))
+}
+
+// newServer serves h as the vloki binary does: answers leave in one
+// write (onewrite).
+func newServer(h http.Handler) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = onewrite.Install(srv.Config, srv.Listener)
+	srv.Start()
+	return srv
 }

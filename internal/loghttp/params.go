@@ -96,17 +96,19 @@ func parseDirection(v string) (Direction, error) {
 	return Forward, errorf("invalid direction '%s'", v)
 }
 
-// bounds applies Loki's start/end/since defaults.
-func bounds(form formValues, now time.Time) (time.Time, time.Time, error) {
+// Bounds reads start, end and since, given by get, as a labels, series or
+// range request reads them (Loki's defaults: end now, start since before
+// the earlier of end and now).
+func Bounds(get func(string) string, now time.Time) (time.Time, time.Time, error) {
 	since := defaultSince
-	if s := form.get("since"); s != "" {
+	if s := get("since"); s != "" {
 		d, err := model.ParseDuration(s)
 		if err != nil {
 			return time.Time{}, time.Time{}, errorf("could not parse 'since' parameter: %s", err)
 		}
 		since = time.Duration(d)
 	}
-	end, err := ParseTimestamp(form.get("end"), now)
+	end, err := ParseTimestamp(get("end"), now)
 	if err != nil {
 		return time.Time{}, time.Time{}, errorf("could not parse 'end' parameter: %s", err)
 	}
@@ -114,7 +116,7 @@ func bounds(form formValues, now time.Time) (time.Time, time.Time, error) {
 	if end.After(now) {
 		endOrNow = now
 	}
-	start, err := ParseTimestamp(form.get("start"), endOrNow.Add(-since))
+	start, err := ParseTimestamp(get("start"), endOrNow.Add(-since))
 	if err != nil {
 		return time.Time{}, time.Time{}, errorf("could not parse 'start' parameter: %s", err)
 	}

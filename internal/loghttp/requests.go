@@ -45,7 +45,7 @@ func ParseRangeQuery(r *http.Request, now time.Time) (*RangeQuery, error) {
 		return nil, err
 	}
 	q := &RangeQuery{Query: f.get("query")}
-	if q.Start, q.End, err = bounds(f, now); err != nil {
+	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
 		return nil, err
 	}
 	if q.End.Before(q.Start) {
@@ -122,7 +122,7 @@ func ParseLabelQuery(r *http.Request, now time.Time) (*LabelQuery, error) {
 		return nil, err
 	}
 	q := &LabelQuery{Query: f.get("query")}
-	if q.Start, q.End, err = bounds(f, now); err != nil {
+	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -136,7 +136,7 @@ func ParseSeriesQuery(r *http.Request, now time.Time) (*SeriesQuery, error) {
 		return nil, err
 	}
 	q := &SeriesQuery{}
-	if q.Start, q.End, err = bounds(f, now); err != nil {
+	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
@@ -171,7 +171,7 @@ func ParseDetectedFieldsQuery(r *http.Request, now time.Time) (*DetectedFieldsQu
 		return nil, err
 	}
 	q := &DetectedFieldsQuery{Query: f.get("query")}
-	if q.Start, q.End, err = bounds(f, now); err != nil {
+	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
 		return nil, err
 	}
 	if q.End.Before(q.Start) {

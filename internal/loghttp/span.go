@@ -20,7 +20,7 @@ func Span(r *http.Request, now time.Time) time.Duration {
 	}
 	var span time.Duration
 	if f.get("start") != "" || f.get("end") != "" || f.get("since") != "" || f.get("time") == "" {
-		if start, end, err := bounds(f, now); err == nil && end.After(start) {
+		if start, end, err := Bounds(f.get, now); err == nil && end.After(start) {
 			span = end.Sub(start)
 		}
 	}

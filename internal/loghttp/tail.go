@@ -27,7 +27,7 @@ func ParseTailQuery(r *http.Request, now time.Time) (*TailQuery, error) {
 	if q.Limit, err = parseLimit(f.get("limit")); err != nil {
 		return nil, err
 	}
-	if q.Start, _, err = bounds(f, now); err != nil {
+	if q.Start, _, err = Bounds(f.get, now); err != nil {
 		return nil, err
 	}
 	delay, err := parseInt(f.get("delay_for"), 0)

@@ -47,7 +47,7 @@ func ParseVolumeQuery(r *http.Request, now time.Time, isRange bool) (*VolumeQuer
 		if _, err := ParseInstantQuery(r, now); err != nil {
 			return nil, err
 		}
-		if q.Start, q.End, err = bounds(f, now); err != nil {
+		if q.Start, q.End, err = Bounds(f.get, now); err != nil {
 			return nil, err
 		}
 		if q.End.Before(q.Start) {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"sync"
@@ -57,7 +56,7 @@ func serveDataset(ds []Stream) (cold, warm, indexed string, c *backend.Client, e
 		if err != nil {
 			return "", err
 		}
-		return httptest.NewServer(app.Handler()).URL, nil
+		return newServer(app.Handler()).URL, nil
 	}
 	coldCfg := config.Default()
 	coldCfg.Frontend.CacheResults, coldCfg.Frontend.Coalesce = false, false

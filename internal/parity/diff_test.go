@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
-	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -47,7 +46,7 @@ func TestRandomDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app.Handler())
+	srv := newServer(app.Handler())
 	defer srv.Close()
 	ctx := context.Background()
 	if err := Push(ctx, srv.URL, "", Generate(DefaultLines, DefaultSpan), 1<<20); err != nil {

@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,7 +67,7 @@ func serve(t *testing.T, cfg config.Config, b vltest.Backend) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app.Handler())
+	srv := newServer(app.Handler())
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -145,7 +144,7 @@ func memTarget(t *testing.T, mode string) (string, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app.Handler())
+	srv := newServer(app.Handler())
 	t.Cleanup(srv.Close)
 	if fresh {
 		if err := Push(context.Background(), srv.URL, "", Generate(envInt("VLOKI_MEM_LINES", 725_000), 24*time.Hour), 1<<20); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/onewrite"
 	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/vltest"
 )
@@ -58,7 +60,7 @@ func TestParity(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(app.Handler())
+			srv := newServer(app.Handler())
 			defer srv.Close()
 			ctx := context.Background()
 			if err := Push(ctx, srv.URL, "", ds, 1<<20); err != nil {
@@ -91,7 +93,7 @@ func checkSecondReplica(t *testing.T, b vltest.Backend, cases []Case, goldens ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(app.Handler())
+	srv := newServer(app.Handler())
 	defer srv.Close()
 	second, err := RunCases(context.Background(), srv.URL, "", cases, goldens)
 	if err != nil {
@@ -138,7 +140,7 @@ func checkWarmAndInvalidated(t *testing.T, url string, b vltest.Backend, cases [
 	if err != nil {
 		t.Fatal(err)
 	}
-	fresh := httptest.NewServer(app.Handler())
+	fresh := newServer(app.Handler())
 	defer fresh.Close()
 	after, err := askAll(ctx, url, cases)
 	if err != nil {
@@ -199,4 +201,13 @@ func checkRegistry(t *testing.T, results []Result, gaps map[string]string) {
 	for _, f := range fixed {
 		t.Errorf("passes but is listed in known-gaps.txt: remove %s", f)
 	}
+}
+
+// newServer serves h as the vloki binary does: answers leave in one
+// write (onewrite).
+func newServer(h http.Handler) *httptest.Server {
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener = onewrite.Install(srv.Config, srv.Listener)
+	srv.Start()
+	return srv
 }

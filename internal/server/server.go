@@ -119,11 +119,15 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	}
 	limits := pushLimits(cfg.Limits)
 	tails, visible := tailhub.New(), visibility.New(c.Flush)
+	var retention flagutil.RetentionDuration
+	if err := retention.Set(cfg.Storage.Retention); err != nil {
+		return nil, fmt.Errorf("storage.retention: %w", err)
+	}
 	var acks *acklog.Log
 	if soleWriter(cfg) {
 		acks = acklog.New()
 	}
-	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks)
+	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks, retention.Duration())
 	otlpConfig := cfg.Limits.OTLPConfig
 	if err := otlpConfig.Compile(); err != nil {
 		return nil, fmt.Errorf("limits.otlp_config: %w", err)
@@ -133,10 +137,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
 		func(_ backend.Tenant, streams []model.Stream) { m.ObservePush(ingest.Size(streams)) },
 	}}
-	streams, err := newStreamIndex(cfg, c, m)
-	if err != nil {
-		return nil, err
-	}
+	streams := newStreamIndex(cfg, c, m, retention.Duration())
 	if streams != nil {
 		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Wait: visible.Wait,
 			Lookup: func(ctx context.Context, t backend.Tenant, ls model.Labels, from, to int64, fn func(model.Entry)) error {
@@ -260,20 +261,16 @@ func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
 
 // newStreamIndex builds the stream index when it is on and no foreign
 // data is served (rows other agents write are not in it).
-func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics) (*streamindex.Index, error) {
+func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics, retention time.Duration) *streamindex.Index {
 	if !soleWriter(cfg) {
-		return nil, nil
-	}
-	var retention flagutil.RetentionDuration
-	if err := retention.Set(cfg.Storage.Retention); err != nil {
-		return nil, fmt.Errorf("storage.retention: %w", err)
+		return nil
 	}
 	ix := streamindex.New(streamindex.Config{
-		MaxStreams: cfg.Frontend.StreamIndexMaxStreams, MaxLines: cfg.Frontend.StreamIndexMaxLines, Retention: retention.Duration(),
+		MaxStreams: cfg.Frontend.StreamIndexMaxStreams, MaxLines: cfg.Frontend.StreamIndexMaxLines, Retention: retention,
 		Horizon: streamindex.StorageHorizon(c, time.Now),
 	})
 	m.RegisterStreamIndex(ix.Streams, ix.LinesKept)
-	return ix, nil
+	return ix
 }
 
 // soleWriter: vloki is the only writer into VictoriaLogs ("auto" is
@@ -310,8 +307,9 @@ func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *engine
 }
 
 // newFrontend builds the query frontend and exposes its figures.
-func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error, acks *acklog.Log) *frontend.Frontend {
-	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible}
+func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error,
+	acks *acklog.Log, retention time.Duration) *frontend.Frontend {
+	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible, Retention: retention}
 	if acks != nil {
 		fc.AckSeq = acks.Seq
 	}
