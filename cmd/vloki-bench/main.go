@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"syscall"
@@ -98,8 +99,16 @@ func runWorkloads(ctx context.Context, args []string) error {
 	verify := fs.String("verify", "vloki", "target whose answers are verified")
 	reference := fs.String("reference", "loki", "target they must equal (skipped when absent)")
 	out := fs.String("out", "bench-results", "directory for report.md and report.json")
+	cpuProfile := fs.String("cpuprofile", "", "write the load tool's own CPU profile to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		stop, err := profileCPU(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	cfg := bench.RunConfig{Now: c.now.t, Targets: c.targets.list, Verify: *verify, Reference: *reference, Progress: os.Stderr}
 	var err error
@@ -270,4 +279,17 @@ func (f *targetsFlag) Set(v string) error {
 	}
 	f.list = append(f.list, tg)
 	return nil
+}
+
+// profileCPU profiles this process until stop is called.
+func profileCPU(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

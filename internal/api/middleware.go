@@ -69,12 +69,8 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 	observe := s.d.Metrics.RequestObserver(route)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := r.Header.Get("X-Request-ID")
-		if id == "" {
-			id = newRequestID()
-		}
 		sw := &statusWriter{ResponseWriter: w}
-		info := &requestInfo{id: id}
+		info := &requestInfo{}
 		ctx, backendRequests := backend.WithRequestCounter(context.WithValue(r.Context(), requestInfoKey{}, info))
 		h(sw, r.WithContext(ctx))
 		if sw.status == 0 {
@@ -88,6 +84,10 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 		}
 		if !s.d.Log.Enabled(r.Context(), level) {
 			return
+		}
+		id := r.Header.Get("X-Request-ID")
+		if id == "" {
+			id = newRequestID() // only for the log line
 		}
 		attrs := []slog.Attr{slog.String("request_id", id), slog.String("route", route),
 			slog.String("method", r.Method), slog.String("tenant", info.tenant), slog.Int("status", sw.status),
@@ -115,7 +115,6 @@ func newRequestID() string {
 
 // requestInfo collects what the log line reports about a request.
 type requestInfo struct {
-	id     string
 	tenant string
 }
 

@@ -2,7 +2,7 @@ package bench
 
 import (
 	"bufio"
-	"net"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -10,9 +10,10 @@ import (
 
 // closedLoop runs l.Clients clients for l.Duration, each sending its next
 // request when its answer has been read, on keep-alive connections. It
-// writes prepared bytes and parses answers with net/http's reader: a
-// client costs a few microseconds a request, so on a machine shared with
-// the server the load generator takes as little CPU from it as it can.
+// writes prepared bytes, parses only the answer's head and waits in
+// blocking reads (dialBlocking): on a machine shared with the server the
+// load generator takes as little CPU from it as it can. l.Timeout bounds
+// each read and write.
 func closedLoop(src source, l Load, done *atomic.Uint64) *tally {
 	stop := time.Now().Add(l.Duration)
 	var seq atomic.Uint64
@@ -45,18 +46,18 @@ type client struct {
 }
 
 type clientConn struct {
-	net.Conn
+	io.ReadWriteCloser
 	r *bufio.Reader
 }
 
 // do sends p and reads its whole answer into t.
 func (c *client) do(p *prepared, t *tally) {
 	sent := time.Now()
-	code, n, err := c.roundTrip(p, sent)
+	code, n, err := c.roundTrip(p)
 	t.add(sent, time.Since(sent), code, n, err)
 }
 
-func (c *client) roundTrip(p *prepared, sent time.Time) (code int, n uint64, err error) {
+func (c *client) roundTrip(p *prepared) (code int, n uint64, err error) {
 	conn, err := c.conn(p.addr)
 	if err != nil {
 		return 0, 0, err
@@ -66,9 +67,6 @@ func (c *client) roundTrip(p *prepared, sent time.Time) (code int, n uint64, err
 			c.drop(p.addr)
 		}
 	}()
-	if err := conn.SetDeadline(sent.Add(c.timeout)); err != nil {
-		return 0, 0, err
-	}
 	if _, err := conn.Write(p.raw); err != nil {
 		return 0, 0, err
 	}
@@ -90,11 +88,11 @@ func (c *client) conn(addr string) (*clientConn, error) {
 	if cc := c.conns[addr]; cc != nil {
 		return cc, nil
 	}
-	nc, err := net.DialTimeout("tcp", addr, c.timeout)
+	nc, err := dialBlocking(addr, c.timeout)
 	if err != nil {
 		return nil, err
 	}
-	cc := &clientConn{Conn: nc, r: bufio.NewReaderSize(nc, 32<<10)}
+	cc := &clientConn{ReadWriteCloser: nc, r: bufio.NewReaderSize(nc, 32<<10)}
 	c.conns[addr] = cc
 	return cc, nil
 }

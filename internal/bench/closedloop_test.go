@@ -96,3 +96,22 @@ func TestTallyQuantiles(t *testing.T) {
 		}
 	}
 }
+
+// TestClosedLoopTimesOut: a server that never answers costs a client one
+// timeout per request, reported as an error, and the step ends on time.
+func TestClosedLoopTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-release }))
+	defer srv.Close()
+	defer close(release)
+	req := prepare(srv.URL, "/", nil, nil)
+	var done atomic.Uint64
+	began := time.Now()
+	m := closedLoop(func(uint64) *prepared { return req }, Load{Clients: 2, Duration: 100 * time.Millisecond, Timeout: 300 * time.Millisecond}, &done)
+	if took := time.Since(began); took > 2*time.Second {
+		t.Fatalf("the step took %s", took)
+	}
+	if m.requests != 2 || m.ok != 0 || m.codes["0"] != 2 {
+		t.Fatalf("%d requests, %d ok, codes %v, errors %q", m.requests, m.ok, m.codes, m.errors)
+	}
+}

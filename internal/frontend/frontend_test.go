@@ -208,3 +208,20 @@ func TestRecentLabelsLastUntilTheTenantsNextPush(t *testing.T) {
 		t.Fatalf("cached without knowing every push: %q", body)
 	}
 }
+
+func TestNegativeOffset(t *testing.T) {
+	for q, want := range map[string]bool{
+		`sum(rate({a="b"}[5m] offset -1h))`:           true,
+		`rate({a="b"}[5m] OFFSET	-5m)`:                true,
+		`rate({a="b"}[5m] Offset-5m)`:                 true,
+		`rate({a="b"}[5m] offset 1h) - 1`:             false,
+		`{a="b-c"} |= "offset"`:                       false,
+		`{a="b"} |= "offset" | line_format "-{{.a}}"`: false,
+		"rate({a=\"b\"}[5m] offset \n -1h)":           true,
+		``:                                            false,
+	} {
+		if got := negativeOffset(q); got != want {
+			t.Errorf("%q: %v, want %v", q, got, want)
+		}
+	}
+}

@@ -4,8 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,8 +38,23 @@ var labelIndexRoutes = map[string]bool{"labels": true, "label_values": true, "de
 // answerHeaders change the bytes of an answer.
 var answerHeaders = []string{"X-Loki-Response-Encoding-Flags", "Accept"}
 
-// negativeOffset finds `offset -...`, which reads data after the end.
-var negativeOffset = regexp.MustCompile(`(?i)offset\s*-`)
+// negativeOffset reports whether q holds `offset -...` (any case, spaces
+// before the sign), which reads data after the end.
+func negativeOffset(q string) bool {
+	if strings.IndexByte(q, '-') < 0 {
+		return false
+	}
+	for i := 0; i+len("offset") <= len(q); i++ {
+		if !strings.EqualFold(q[i:i+len("offset")], "offset") {
+			continue
+		}
+		rest := strings.TrimLeft(q[i+len("offset"):], " \t\n\r\f\v")
+		if strings.HasPrefix(rest, "-") {
+			return true
+		}
+	}
+	return false
+}
 
 func describe(route string, r *http.Request, now time.Time) (*request, error) {
 	params, err := requestParams(r)
@@ -62,7 +76,7 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 		b.WriteByte('\x00')
 		b.WriteString(r.Header.Get(h))
 	}
-	req := &request{canonical: b.String(), uncacheable: route == "patterns" || negativeOffset.MatchString(params.get("query"))}
+	req := &request{canonical: b.String(), uncacheable: route == "patterns" || negativeOffset(params.get("query"))}
 	endParam := "end"
 	if route == "query" {
 		endParam = "time"
@@ -113,7 +127,7 @@ func requestParams(r *http.Request) (params, error) {
 				ps = append(ps, param{k, v})
 			}
 		}
-		sort.SliceStable(ps, func(i, j int) bool { return ps[i].name < ps[j].name })
+		sortParams(ps)
 		return ps, nil
 	}
 	raw := r.URL.RawQuery
@@ -138,8 +152,13 @@ func requestParams(r *http.Request) (params, error) {
 		}
 		ps = append(ps, param{name, value})
 	}
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].name < ps[j].name })
+	sortParams(ps)
 	return ps, nil
+}
+
+// sortParams orders parameters by name, each name's values as given.
+func sortParams(ps params) {
+	slices.SortStableFunc(ps, func(a, b param) int { return strings.Compare(a.name, b.name) })
 }
 
 // frozenBefore reports whether everything the request reads lies before

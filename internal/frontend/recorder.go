@@ -52,11 +52,7 @@ func (a *answer) writeTo(w http.ResponseWriter, r *http.Request) {
 	if a.gz != nil && acceptsGzip(w) {
 		// Compressed passes an encoded body through as it is.
 		body = a.gz
-		h["Content-Encoding"] = []string{"gzip"}
-		h["Content-Length"] = []string{strconv.Itoa(len(body))}
-	} else if _, ok := a.header["Content-Length"]; !ok {
-		// A known length spares the chunked framing: the body goes out
-		// in as few writes as the connection takes.
+		h["Content-Encoding"] = gzipEncoding
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
 	onewrite.Whole(w, r, len(body), func() {
@@ -101,5 +97,13 @@ func (r *recorder) answer() *answer {
 	if r.status == 0 {
 		r.status = http.StatusOK
 	}
-	return &answer{status: r.status, header: r.header.Clone(), body: r.body.Bytes(), complete: !r.flushed, err: r.err}
+	a := &answer{status: r.status, header: r.header.Clone(), body: r.body.Bytes(), complete: !r.flushed, err: r.err}
+	if _, ok := a.header["Content-Length"]; !ok && a.complete {
+		// A known length spares the chunked framing, and is one header
+		// hits share.
+		a.header["Content-Length"] = []string{strconv.Itoa(len(a.body))}
+	}
+	return a
 }
+
+var gzipEncoding = []string{"gzip"}
