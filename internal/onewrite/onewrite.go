@@ -9,7 +9,8 @@
 // writes while one answer is written (Whole) and send them together.
 //
 // Bound: a connection holds at most MaxHeld bytes, and only while Whole
-// runs; larger answers are written as net/http writes them.
+// runs, in a buffer it returns to a shared pool right after; larger
+// answers are written as net/http writes them.
 package onewrite
 
 import (
@@ -51,14 +52,17 @@ type Conn struct {
 	net.Conn
 	mu      sync.Mutex
 	holding bool
-	held    []byte
+	held    *[]byte
 }
+
+// buffers are the held bytes of answers being written.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // Write sends p, or keeps it while an answer is held.
 func (c *Conn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	if c.holding {
-		c.held = append(c.held, p...)
+		*c.held = append(*c.held, p...)
 		c.mu.Unlock()
 		return len(p), nil
 	}
@@ -77,7 +81,7 @@ func (c *Conn) CloseWrite() error {
 
 func (c *Conn) hold() {
 	c.mu.Lock()
-	c.holding = true
+	c.holding, c.held = true, buffers.Get().(*[]byte)
 	c.mu.Unlock()
 }
 
@@ -85,15 +89,16 @@ func (c *Conn) hold() {
 func (c *Conn) release() error {
 	c.mu.Lock()
 	held := c.held
-	c.holding, c.held = false, held[:0]
-	if cap(held) > MaxHeld {
-		c.held = nil // a larger buffer is not kept between answers
-	}
+	c.holding, c.held = false, nil
 	c.mu.Unlock()
-	if len(held) == 0 {
-		return nil
+	var err error
+	if len(*held) > 0 {
+		_, err = c.Conn.Write(*held)
 	}
-	_, err := c.Conn.Write(held)
+	if cap(*held) <= 2*MaxHeld { // an unexpectedly large one is dropped
+		*held = (*held)[:0]
+		buffers.Put(held)
+	}
 	return err
 }
 
