@@ -49,6 +49,10 @@ type Config struct {
 	// every push up to it. It also lets label names and values over
 	// recent days be cached until the tenant's next push.
 	AckSeq func(backend.Tenant) uint64
+	// MaxQueryLength is the handlers' max_query_length (0: none): a label
+	// request over it is answered by its handler's error, never by an
+	// answer for the same days.
+	MaxQueryLength time.Duration
 	// Retention is the storage's retention (0: none), for AckSeq-keyed
 	// answers: rows it deletes change answers without a push.
 	Retention time.Duration
@@ -175,7 +179,7 @@ type TenantFunc func(context.Context) backend.Tenant
 func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		t := tenantOf(r.Context())
-		req, err := describe(route, r, f.now())
+		req, err := describe(route, r, f.now(), f.cfg.MaxQueryLength)
 		if err != nil {
 			f.waitVisible(r.Context(), t)
 			h(w, r) // the handler answers the malformed request

@@ -225,3 +225,48 @@ func TestNegativeOffset(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelsAreKeyedByTheirDays: a label request's answer holds the whole
+// UTC days of its range, so other ranges over the same days share it;
+// other days, a range over max_query_length, and days that move with now
+// (no start, an end to come) do not.
+func TestLabelsAreKeyedByTheirDays(t *testing.T) {
+	f, h := newTest(false), &countingHandler{}
+	f.cfg.MaxQueryLength = 48 * time.Hour
+	ask := func(params string) string {
+		r := httptest.NewRequest("GET", "/loki/api/v1/labels?"+params, nil)
+		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
+		w := httptest.NewRecorder()
+		f.Wrap("labels", tenantOf, h.serve)(w, r)
+		return w.Body.String()
+	}
+	at := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).UnixNano(), 10) }
+	day := now.UTC().Truncate(24 * time.Hour)
+	yesterday := func(h time.Duration) string { return strconv.FormatInt(day.Add(-24*time.Hour+h).UnixNano(), 10) }
+	ask("start=" + yesterday(time.Hour) + "&end=" + yesterday(2*time.Hour))
+	if body := ask("start=" + yesterday(5*time.Hour) + "&end=" + yesterday(6*time.Hour)); body != "tenant 1 run 1" {
+		t.Fatalf("another hour of the same day was computed again: %q", body)
+	}
+	if body := ask("since=1h&end=" + yesterday(3*time.Hour)); body != "tenant 1 run 1" {
+		t.Fatalf("since instead of start, same day: %q", body)
+	}
+	if body := ask("start=" + yesterday(-time.Hour) + "&end=" + yesterday(2*time.Hour)); body != "tenant 1 run 2" {
+		t.Fatalf("a range reaching the day before shared the answer: %q", body)
+	}
+	// The day before and yesterday: two hours, then 47 hours (over 30).
+	f.cfg.MaxQueryLength = 30 * time.Hour
+	ask("start=" + yesterday(-time.Hour) + "&end=" + yesterday(time.Hour))
+	if body := ask("start=" + yesterday(-24*time.Hour) + "&end=" + yesterday(23*time.Hour)); body != "tenant 1 run 3" {
+		t.Fatalf("a range over max_query_length was answered for its days: %q", body)
+	}
+	// Until the next push (sole writer): the same, over today.
+	f.cfg.AckSeq = func(backend.Tenant) uint64 { return 7 }
+	ask("start=" + at(-time.Hour) + "&end=" + at(0))
+	if body := ask("start=" + at(-30*time.Minute) + "&end=" + at(time.Minute)); body != "tenant 1 run 4" {
+		t.Fatalf("today, another range: %q", body)
+	}
+	ask("end=" + at(time.Hour))
+	if body := ask("end=" + at(time.Hour)); body != "tenant 1 run 6" {
+		t.Fatalf("a start that follows now came from the cache: %q", body)
+	}
+}

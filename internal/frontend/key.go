@@ -56,31 +56,17 @@ func negativeOffset(q string) bool {
 	return false
 }
 
-func describe(route string, r *http.Request, now time.Time) (*request, error) {
+func describe(route string, r *http.Request, now time.Time, maxQueryLength time.Duration) (*request, error) {
 	params, err := requestParams(r)
 	if err != nil {
 		return nil, err
 	}
-	var b strings.Builder
-	b.Grow(len(route) + len(r.URL.Path) + len(r.URL.RawQuery) + 64)
-	b.WriteString(route)
-	b.WriteByte('\x00')
-	b.WriteString(r.URL.Path)
-	for _, p := range params {
-		b.WriteByte('\x00')
-		b.WriteString(p.name)
-		b.WriteByte('=')
-		b.WriteString(p.value)
-	}
-	for _, h := range answerHeaders {
-		b.WriteByte('\x00')
-		b.WriteString(r.Header.Get(h))
-	}
-	req := &request{canonical: b.String(), uncacheable: route == "patterns" || negativeOffset(params.get("query"))}
+	req := &request{uncacheable: route == "patterns" || negativeOffset(params.get("query"))}
 	endParam := "end"
 	if route == "query" {
 		endParam = "time"
 	}
+	var span string
 	if v := params.get(endParam); v != "" {
 		end, err := loghttp.ParseTimestamp(v, now)
 		if err != nil {
@@ -88,14 +74,67 @@ func describe(route string, r *http.Request, now time.Time) (*request, error) {
 		}
 		req.end, req.hasEnd = end, true
 		if labelIndexRoutes[route] {
-			start, _, err := loghttp.Bounds(params.get, now)
-			if err != nil {
+			if span, err = req.labelDays(params, end, now, maxQueryLength); err != nil {
 				return nil, err
 			}
-			req.start, req.end = loghttp.LabelIndexSpan(start, end)
 		}
 	}
+	req.canonical = canonical(route, r, params, span)
 	return req, nil
+}
+
+// labelDays sets a label-index request's range to the whole UTC days its
+// answer holds. When those days do not move with now (a start is given,
+// or the end is past), they are what identifies the answer: the returned
+// span stands for start, end and since in the key, so "the last hour"
+// asked again later that day is the same answer. A range over
+// max_query_length is left to the handler's error.
+func (q *request) labelDays(ps params, end, now time.Time, maxQueryLength time.Duration) (string, error) {
+	start, _, err := loghttp.Bounds(ps.get, now)
+	if err != nil {
+		return "", err
+	}
+	from, through := loghttp.LabelIndexSpan(start, end)
+	q.end = through
+	if ps.get("start") == "" && end.After(now) {
+		return "", nil // start follows now
+	}
+	q.start = from
+	if loghttp.CheckQueryLength(start.UnixMilli(), end.UnixMilli(), maxQueryLength) != nil {
+		q.uncacheable = true
+	}
+	return strconv.FormatInt(from.UnixNano(), 10) + "-" + strconv.FormatInt(through.UnixNano(), 10), nil
+}
+
+// spanParams are what a label-index request's day span replaces.
+var spanParams = map[string]bool{"start": true, "end": true, "since": true}
+
+// canonical is the route, path, parameters (start, end and since replaced
+// by span when there is one) and the headers that change the answer.
+func canonical(route string, r *http.Request, ps params, span string) string {
+	var b strings.Builder
+	b.Grow(len(route) + len(r.URL.Path) + len(r.URL.RawQuery) + 64)
+	b.WriteString(route)
+	b.WriteByte('\x00')
+	b.WriteString(r.URL.Path)
+	for _, p := range ps {
+		if span != "" && spanParams[p.name] {
+			continue
+		}
+		b.WriteByte('\x00')
+		b.WriteString(p.name)
+		b.WriteByte('=')
+		b.WriteString(p.value)
+	}
+	if span != "" {
+		b.WriteString("\x00days=")
+		b.WriteString(span)
+	}
+	for _, h := range answerHeaders {
+		b.WriteByte('\x00')
+		b.WriteString(r.Header.Get(h))
+	}
+	return b.String()
 }
 
 type param struct{ name, value string }

@@ -127,7 +127,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if soleWriter(cfg) {
 		acks = acklog.New()
 	}
-	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks, retention.Duration())
+	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks, retention.Duration(), cfg.Limits.MaxQueryLength)
 	otlpConfig := cfg.Limits.OTLPConfig
 	if err := otlpConfig.Compile(); err != nil {
 		return nil, fmt.Errorf("limits.otlp_config: %w", err)
@@ -308,8 +308,9 @@ func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *engine
 
 // newFrontend builds the query frontend and exposes its figures.
 func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error,
-	acks *acklog.Log, retention time.Duration) *frontend.Frontend {
-	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible, Retention: retention}
+	acks *acklog.Log, retention, maxQueryLength time.Duration) *frontend.Frontend {
+	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible,
+		Retention: retention, MaxQueryLength: maxQueryLength}
 	if acks != nil {
 		fc.AckSeq = acks.Seq
 	}
