@@ -270,3 +270,33 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 		t.Fatalf("a start that follows now came from the cache: %q", body)
 	}
 }
+
+// TestTooLongLabelsDoNotJoinAnother: a label request over max_query_length
+// in flight with a valid one over the same days gets its own answer (the
+// handler's error), not the other's.
+func TestTooLongLabelsDoNotJoinAnother(t *testing.T) {
+	f, h := newTest(true), &countingHandler{release: make(chan struct{})}
+	f.cfg.MaxQueryLength = 30 * time.Hour
+	day := now.UTC().Truncate(24 * time.Hour).Add(-48 * time.Hour)
+	ask := func(from, to time.Duration) string {
+		q := "start=" + strconv.FormatInt(day.Add(from).UnixNano(), 10) + "&end=" + strconv.FormatInt(day.Add(to).UnixNano(), 10)
+		r := httptest.NewRequest("GET", "/loki/api/v1/labels?"+q, nil)
+		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
+		w := httptest.NewRecorder()
+		f.Wrap("labels", tenantOf, h.serve)(w, r)
+		return w.Body.String()
+	}
+	var wg sync.WaitGroup
+	var valid, long string
+	wg.Go(func() { valid = ask(23*time.Hour, 25*time.Hour) })
+	for h.runs.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	wg.Go(func() { long = ask(0, 47*time.Hour) })
+	time.Sleep(20 * time.Millisecond) // it would join now
+	close(h.release)
+	wg.Wait()
+	if h.runs.Load() != 2 || valid == long {
+		t.Fatalf("%d executions: valid %q, too long %q", h.runs.Load(), valid, long)
+	}
+}

@@ -88,7 +88,7 @@ func describe(route string, r *http.Request, now time.Time, maxQueryLength time.
 // or the end is past), they are what identifies the answer: the returned
 // span stands for start, end and since in the key, so "the last hour"
 // asked again later that day is the same answer. A range over
-// max_query_length is left to the handler's error.
+// max_query_length keeps its raw key and is left to the handler's error.
 func (q *request) labelDays(ps params, end, now time.Time, maxQueryLength time.Duration) (string, error) {
 	start, _, err := loghttp.Bounds(ps.get, now)
 	if err != nil {
@@ -99,10 +99,12 @@ func (q *request) labelDays(ps params, end, now time.Time, maxQueryLength time.D
 	if ps.get("start") == "" && end.After(now) {
 		return "", nil // start follows now
 	}
-	q.start = from
 	if loghttp.CheckQueryLength(start.UnixMilli(), end.UnixMilli(), maxQueryLength) != nil {
+		// Its raw key: it must not share an answer, cached or coalesced.
 		q.uncacheable = true
+		return "", nil
 	}
+	q.start = from
 	return strconv.FormatInt(from.UnixNano(), 10) + "-" + strconv.FormatInt(through.UnixNano(), 10), nil
 }
 
