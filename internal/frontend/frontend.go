@@ -186,26 +186,7 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 			return
 		}
 		noCache := r.Header.Get("Cache-Control") == "no-cache"
-		cacheKey, cacheable := "", false
-		now := f.now()
-		frozen := f.cfg.Cache != nil && !noCache && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
-		// Until the tenant's next push (vloki the sole writer).
-		untilPush := !frozen && f.cfg.Cache != nil && !noCache && f.cfg.AckSeq != nil &&
-			req.settledByPushes(now, f.cfg.Retention)
-		var st *readState
-		if frozen || untilPush || (route == "query_range" && !noCache) {
-			// Read before the wait for the tenant's pushes: a generation a
-			// late push moved on is only seen once that push is searchable.
-			gen, ok := f.Generation(r.Context(), t)
-			st = &readState{gen: gen, genOK: ok}
-			if f.cfg.AckSeq != nil {
-				st.acks, st.acksOK = f.cfg.AckSeq(t), true
-			}
-			cacheKey, cacheable = req.key(t, gen), ok && (frozen || untilPush)
-			if untilPush {
-				cacheKey += "\x00ack:" + f.boot + ":" + strconv.FormatUint(st.acks, 10)
-			}
-		}
+		cacheKey, cacheable, st := f.cacheKey(r.Context(), route, req, t, noCache)
 		f.waitVisible(r.Context(), t)
 		if cacheable {
 			if a, ok := f.cfg.Cache.Get(r.Context(), cacheKey); ok {
@@ -233,6 +214,32 @@ func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) h
 		}
 		a.writeTo(w, r)
 	}
+}
+
+// cacheKey decides whether the request's answer may be cached and under
+// which key, and reads what the handler is told (readState; nil when it
+// needs nothing). It runs before the wait for the tenant's pushes: a
+// generation or push number a late push moved on is only seen once that
+// push is searchable.
+func (f *Frontend) cacheKey(ctx context.Context, route string, req *request, t backend.Tenant, noCache bool) (string, bool, *readState) {
+	now := f.now()
+	frozen := f.cfg.Cache != nil && !noCache && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
+	// Until the tenant's next push (vloki the sole writer).
+	untilPush := !frozen && f.cfg.Cache != nil && !noCache && f.cfg.AckSeq != nil &&
+		req.settledByPushes(now, f.cfg.Retention)
+	if !frozen && !untilPush && (route != "query_range" || noCache) {
+		return "", false, nil
+	}
+	gen, ok := f.Generation(ctx, t)
+	st := &readState{gen: gen, genOK: ok}
+	if f.cfg.AckSeq != nil {
+		st.acks, st.acksOK = f.cfg.AckSeq(t), true
+	}
+	key := req.key(t, gen)
+	if untilPush {
+		key += "\x00ack:" + f.boot + ":" + strconv.FormatUint(st.acks, 10)
+	}
+	return key, ok && (frozen || untilPush), st
 }
 
 func (f *Frontend) waitVisible(ctx context.Context, t backend.Tenant) {
