@@ -67,17 +67,17 @@ func describe(route string, r *http.Request, now time.Time, maxQueryLength time.
 		endParam = "time"
 	}
 	var span string
-	if v := params.get(endParam); v != "" {
-		end, err := loghttp.ParseTimestamp(v, now)
-		if err != nil {
+	switch v := params.get(endParam); {
+	case v == "":
+	case labelIndexRoutes[route]:
+		if span, err = req.labelDays(params, now, maxQueryLength); err != nil {
 			return nil, err
 		}
-		req.end, req.hasEnd = end, true
-		if labelIndexRoutes[route] {
-			if span, err = req.labelDays(params, end, now, maxQueryLength); err != nil {
-				return nil, err
-			}
+	default:
+		if req.end, err = loghttp.ParseTimestamp(v, now); err != nil {
+			return nil, err
 		}
+		req.hasEnd = true
 	}
 	req.canonical = canonical(route, r, params, span)
 	return req, nil
@@ -89,13 +89,13 @@ func describe(route string, r *http.Request, now time.Time, maxQueryLength time.
 // span stands for start, end and since in the key, so "the last hour"
 // asked again later that day is the same answer. A range over
 // max_query_length keeps its raw key and is left to the handler's error.
-func (q *request) labelDays(ps params, end, now time.Time, maxQueryLength time.Duration) (string, error) {
-	start, _, err := loghttp.Bounds(ps.get, now)
+func (q *request) labelDays(ps params, now time.Time, maxQueryLength time.Duration) (string, error) {
+	start, end, err := loghttp.Bounds(ps.get, now)
 	if err != nil {
 		return "", err
 	}
 	from, through := loghttp.LabelIndexSpan(start, end)
-	q.end = through
+	q.end, q.hasEnd = through, true
 	if ps.get("start") == "" && end.After(now) {
 		return "", nil // start follows now
 	}
