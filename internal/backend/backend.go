@@ -38,7 +38,13 @@ type Client struct {
 	direct DirectQuerier
 	// breaker fails requests fast while VictoriaLogs is unreachable.
 	breaker *gobreaker.CircuitBreaker[*http.Response]
+	// dialect is what this backend's release does differently.
+	dialect Dialect
 }
+
+// Dialect is what the backend's VictoriaLogs release does differently from
+// the others vloki supports, as learnt so far.
+func (c *Client) Dialect() *Dialect { return &c.dialect }
 
 // Options configure a Client.
 type Options struct {

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/vloki/vloki/internal/logsql"
 )
 
 // ValueHits is one value of a field-names, field-values or streams answer.
@@ -18,10 +21,25 @@ type ValueHits struct {
 
 // MetadataRequest selects rows for a metadata call.
 type MetadataRequest struct {
-	Query      string
-	Start, End int64 // inclusive Unix ns; zero means unbounded
+	Query      string // a LogsQL filter, without pipes
+	Start, End int64  // inclusive Unix ns; zero means unbounded
 	Field      string
 	Limit      int
+}
+
+// LogsQL is the request's filter with its time bounds, as sent. The bounds
+// go in a `_time` filter, not in the start and end arguments: the `end`
+// argument is inclusive up to VictoriaLogs v1.24 and exclusive after.
+func (m MetadataRequest) LogsQL() string {
+	if m.Start == 0 && m.End == 0 {
+		return m.Query
+	}
+	end := m.End
+	if end == 0 {
+		end = math.MaxInt64
+	}
+	bounds := logsql.TimeRange{Start: m.Start, End: end}
+	return logsql.Query{Filter: logsql.And{bounds, logsql.Text(m.Query)}}.String()
 }
 
 // Metadata endpoints of VictoriaLogs' querying API.
@@ -47,7 +65,7 @@ func (c *Client) Values(ctx context.Context, t Tenant, endpoint string, m Metada
 			return vs, err
 		}
 	}
-	form := QueryRequest{Query: m.Query, Start: m.Start, End: m.End}.form()
+	form := QueryRequest{Query: m.LogsQL()}.form()
 	if m.Field != "" {
 		form.Set("field", m.Field)
 	}

@@ -37,25 +37,19 @@ func (r *Row) Get(name string) []byte {
 	return nil
 }
 
-// QueryRequest is one LogsQL query.
+// QueryRequest is one LogsQL query. Time bounds belong in its filter
+// (logsql.TimeRange): VictoriaLogs' `end` argument is inclusive up to v1.24
+// and exclusive in later releases, a `_time:[start, end]` filter the same
+// in all.
 type QueryRequest struct {
 	// Query is the LogsQL text.
 	Query string
-	// Start and End bound _time, both inclusive, in Unix nanoseconds.
-	// Zero means unbounded.
-	Start, End int64
-	// Limit, when > 0, asks VictoriaLogs for at most Limit rows.
+	// Limit, when > 0, asks VictoriaLogs for its Limit most recent rows.
 	Limit int
 }
 
 func (q QueryRequest) form() url.Values {
 	f := url.Values{"query": {q.Query}}
-	if q.Start != 0 {
-		f.Set("start", formatNs(q.Start))
-	}
-	if q.End != 0 {
-		f.Set("end", formatNs(q.End))
-	}
 	if q.Limit > 0 {
 		f.Set("limit", strconv.Itoa(q.Limit))
 	}

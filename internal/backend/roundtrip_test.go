@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/compress/snappy"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/vltest"
 )
 
@@ -37,7 +38,7 @@ func TestPushQueryRoundTrip(t *testing.T) {
 			vltest.Flush(t, b.Client)
 			var got []map[string]string
 			err := b.Client.Query(ctx, tenant, backend.QueryRequest{
-				Query: `{app="api"}`, Start: ts.UnixNano(), End: ts.UnixNano(),
+				Query: logsql.Query{Filter: logsql.And{logsql.TimeRange{Start: ts.UnixNano(), End: ts.UnixNano()}, logsql.Text(`{app="api"}`)}}.String(),
 			}, func(r *backend.Row) error {
 				m := map[string]string{}
 				for _, f := range r.Fields {

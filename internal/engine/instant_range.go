@@ -53,10 +53,10 @@ func (e *Engine) instantQuery(ctx context.Context, t backend.Tenant, lq *plan.Lo
 // streamIDs lists the streams with rows matching f in [start, end] (both
 // inclusive), reading at most limit rows when > 0.
 func (e *Engine) streamIDs(ctx context.Context, t backend.Tenant, f logsql.Filter, start, end int64, limit int) ([]string, error) {
-	q := logsql.Query{Filter: f, Pipes: []logsql.Pipe{logsql.Fields{"_stream_id"}}}
+	q := logsql.Query{Filter: logsql.And{logsql.TimeRange{Start: start, End: end}, f}, Pipes: []logsql.Pipe{logsql.Fields{"_stream_id"}}}
 	seen := map[string]bool{}
 	var ids []string
-	err := e.c.Query(ctx, t, backend.QueryRequest{Query: q.String(), Start: start, End: end, Limit: limit}, func(r *backend.Row) error {
+	err := e.c.Query(ctx, t, backend.QueryRequest{Query: q.String(), Limit: limit}, func(r *backend.Row) error {
 		id := string(r.Get("_stream_id"))
 		if !seen[id] {
 			seen[id] = true

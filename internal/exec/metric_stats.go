@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -111,22 +112,39 @@ func sumValue(m *plan.RangeAgg, count, bytes int64) float64 {
 
 // fetchBuckets returns the groups' bucket totals, groups in label order.
 // VictoriaLogs groups by the raw values of by; distinct raw groups can
-// make one label set, and share one group.
+// make one label set, and share one group. An answer on the mirrored grid
+// (a backend release reading the offset with the other sign) is asked
+// again once with the sign it showed.
 func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error),
 	grid bucketGrid, hi int64) ([]*bucketGroup, error) {
+	groups, mirrored, err := ev.fetchBucketsOnce(ctx, m, by, labelsOf, grid, hi)
+	if mirrored {
+		groups, _, err = ev.fetchBucketsOnce(ctx, m, by, labelsOf, grid, hi)
+	}
+	return groups, err
+}
+
+func (ev *evaluator) fetchBucketsOnce(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error),
+	grid bucketGrid, hi int64) (groups []*bucketGroup, mirrored bool, err error) {
+	offset, adds := ev.c.Dialect().BucketOffset(grid.lo, grid.width)
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: grid.lo, End: hi}, m.Log.Pushdown},
-		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: ((grid.lo % grid.width) + grid.width) % grid.width,
+		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: offset,
 			By: by, Lines: backend.LineBytesPipe, NoBytes: !needsBytes(m.Op)}},
 	}
+	held := ev.mem.used
 	idx := newGroupIndex(by, labelsOf, &ev.mem)
-	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(row *backend.Row) error {
+	err = ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(row *backend.Row) error {
 		start, err := parseTime(row.Get("_time"))
 		if err != nil {
 			return err
 		}
 		cell := bucketCell{}
 		if cell.idx, err = grid.index(start); err != nil {
+			if ev.c.Dialect().MirroredBuckets(start, grid.lo, grid.width, adds) {
+				mirrored = true
+				return errMirrored
+			}
 			return err
 		}
 		if cell.count, err = parseCount(row.Get("c")); err != nil {
@@ -147,8 +165,15 @@ func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []st
 		g.cells = append(g.cells, cell)
 		return nil
 	})
-	return idx.sorted(), err
+	if mirrored {
+		ev.mem.used = held // the partial answer is dropped
+		return nil, true, nil
+	}
+	return idx.sorted(), false, err
 }
+
+// errMirrored stops reading an answer on the mirrored bucket grid.
+var errMirrored = errors.New("VictoriaLogs buckets on the mirrored grid")
 
 func parseCount(b []byte) (int64, error) {
 	n, err := strconv.ParseInt(string(b), 10, 64)

@@ -132,6 +132,16 @@ func (f TimeRange) appendTo(b []byte) []byte {
 	return append(b, ']')
 }
 
+// Text is a filter already written in LogsQL (a caller's own query text),
+// kept in parentheses so it composes with others.
+type Text string
+
+func (f Text) appendTo(b []byte) []byte {
+	b = append(b, '(')
+	b = append(b, f...)
+	return append(b, ')')
+}
+
 // Not negates a filter.
 type Not struct{ F Filter }
 

@@ -1,5 +1,6 @@
-// Package vltest gives tests real VictoriaLogs backends: a victoria-logs
-// process built from the pinned module, and the embedded engine.
+// Package vltest gives tests real VictoriaLogs backends: victoria-logs
+// processes of every supported release, each built from its own module,
+// and the embedded engine.
 package vltest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -19,8 +21,27 @@ import (
 	"github.com/vloki/vloki/internal/backend/embedded"
 )
 
-// Version is the VictoriaMetrics module version vloki pins.
-const Version = "v1.121.0"
+// Release is a VictoriaLogs release the tests run as an external
+// process, built from its Go module.
+type Release struct {
+	// Name is VictoriaLogs' own version.
+	Name string
+	// Module and Version are the Go module holding app/victoria-logs.
+	Module, Version string
+}
+
+// Releases are the VictoriaLogs releases vloki supports, oldest first:
+// v1.24.0, the last one inside the VictoriaMetrics module, and the newest
+// the module proxy serves. (v1.39.0 is served too, but its module names a
+// VictoriaMetrics pseudo-version the proxy refuses, so it cannot be built.)
+var Releases = []Release{
+	{Name: "v1.24.0", Module: "github.com/VictoriaMetrics/VictoriaMetrics", Version: "v1.121.0"},
+	{Name: "v1.52.1", Module: "github.com/VictoriaMetrics/VictoriaLogs", Version: "v1.52.1"},
+}
+
+// Newest is the newest supported release, the one tests that need a
+// single external process run.
+func Newest() Release { return Releases[len(Releases)-1] }
 
 // CacheDir is where built binaries are kept between runs.
 func CacheDir() string {
@@ -33,10 +54,14 @@ func CacheDir() string {
 	return filepath.Join(os.TempDir(), "vloki-cache")
 }
 
-// Binary builds victoria-logs from the pinned module once and returns its
-// path. A file lock keeps parallel test binaries from building it twice.
-func Binary() (string, error) {
-	dir := filepath.Join(CacheDir(), "victoria-logs-"+Version)
+// Binary builds the newest release once and returns its path.
+func Binary() (string, error) { return Newest().Binary() }
+
+// Binary builds victoria-logs of the release once, in a module of its own
+// under CacheDir, and returns its path. A file lock keeps parallel test
+// binaries from building it twice.
+func (r Release) Binary() (string, error) {
+	dir := filepath.Join(CacheDir(), "victoria-logs-"+r.Name)
 	bin := filepath.Join(dir, "victoria-logs")
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
@@ -55,13 +80,34 @@ func Binary() (string, error) {
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
-	tmp := bin + ".tmp"
-	cmd := exec.Command("go", "build", "-o", tmp, "github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-logs")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("building victoria-logs: %v\n%s", err, out)
+	if err := r.build(dir, bin); err != nil {
+		return "", fmt.Errorf("building victoria-logs %s from %s@%s: %w", r.Name, r.Module, r.Version, err)
 	}
-	return bin, os.Rename(tmp, bin)
+	return bin, nil
+}
+
+// build makes bin in a scratch module that requires only the release's
+// module, so every release builds with the dependencies it was released
+// with, whatever vloki's own go.mod pins.
+func (r Release) build(dir, bin string) error {
+	src := filepath.Join(dir, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module vlbuild\n\ngo 1.26\n"), 0o644); err != nil {
+		return err
+	}
+	pkg := r.Module + "/app/victoria-logs"
+	tmp := bin + ".tmp"
+	for _, args := range [][]string{{"get", pkg + "@" + r.Version}, {"build", "-o", tmp, pkg}} {
+		cmd := exec.Command("go", args...)
+		cmd.Dir = src
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("go %s: %v\n%s", args[0], err, out)
+		}
+	}
+	return os.Rename(tmp, bin)
 }
 
 // Process is a running victoria-logs.
@@ -71,10 +117,16 @@ type Process struct {
 	args []string
 }
 
-// StartProcess starts victoria-logs on a free loopback port with a fresh
-// data directory. Stop it with Stop.
+// StartProcess starts the newest release on a free loopback port with a
+// fresh data directory. Stop it with Stop.
 func StartProcess(dataDir string, extraFlags ...string) (*Process, error) {
-	bin, err := Binary()
+	return Newest().Start(dataDir, extraFlags...)
+}
+
+// Start starts the release on a free loopback port with a fresh data
+// directory. Stop it with Stop.
+func (r Release) Start(dataDir string, extraFlags ...string) (*Process, error) {
+	bin, err := r.Binary()
 	if err != nil {
 		return nil, err
 	}
@@ -213,25 +265,40 @@ func Main(m *testing.M) int {
 	return code
 }
 
-// Both returns the external process and the embedded engine, the process
-// stopped when the test ends.
+// Both returns an external process of every supported release and the
+// embedded engine, the processes stopped when the test ends.
 func Both(t testing.TB) []Backend {
 	t.Helper()
 	emb, err := Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
-	proc, err := StartProcess(t.TempDir())
+	var out []Backend
+	for _, r := range Releases {
+		out = append(out, External(t, r))
+	}
+	return append(out, Backend{Name: "embedded", Client: emb})
+}
+
+// External starts the release for the test, stopped with it, and returns
+// a client of it named "external-<release>".
+func External(t testing.TB, r Release) Backend {
+	t.Helper()
+	proc, err := r.Start(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(proc.Stop)
-	ext, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{})
+	c, err := backend.New(proc.URL, backend.NewHTTPTransport(), backend.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return []Backend{{Name: "external", Client: ext}, {Name: "embedded", Client: emb}}
+	return Backend{Name: "external-" + r.Name, Client: c}
 }
+
+// IsExternal reports whether a backend name from Both is an external
+// process's.
+func IsExternal(name string) bool { return strings.HasPrefix(name, "external") }
 
 // Flush makes everything pushed so far searchable.
 func Flush(t testing.TB, c *backend.Client) {

@@ -3,21 +3,17 @@ package embedded
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlstorage"
 	"github.com/VictoriaMetrics/VictoriaMetrics/lib/logstorage"
-	"github.com/VictoriaMetrics/VictoriaMetrics/lib/timeutil"
 
 	"github.com/vloki/vloki/internal/backend"
 )
 
 // Values answers the metadata endpoints (field and stream-field names and
 // values, streams) from the in-process storage, as their HTTP handlers
-// would: the query evaluated one nanosecond before its end (or now), the
-// start and end arguments read back from the form they are sent in, pipes
-// dropped.
+// would: the query evaluated at now, pipes dropped.
 func (e *Engine) Values(ctx context.Context, t backend.Tenant, endpoint string, m backend.MetadataRequest) ([]backend.ValueHits, error) {
 	get, ok := metadataCalls[endpoint]
 	if !ok {
@@ -70,44 +66,14 @@ var metadataCalls = map[string]metadataCall{
 	},
 }
 
-// metadataQuery builds the query the HTTP handlers build from the form.
+// metadataQuery builds the query the HTTP handlers build from the form
+// the client sends (its time bounds in the query text).
 func metadataQuery(m backend.MetadataRequest) (*logstorage.Query, error) {
-	now := time.Now().UnixNano()
-	start, okStart, err := formTime(m.Start, now)
+	text := m.LogsQL()
+	q, err := logstorage.ParseQueryAtTimestamp(text, time.Now().UnixNano())
 	if err != nil {
-		return nil, err
-	}
-	end, okEnd, err := formTime(m.End, now)
-	if err != nil {
-		return nil, err
-	}
-	at := now
-	if okEnd {
-		at = end
-	}
-	q, err := logstorage.ParseQueryAtTimestamp(m.Query, at-1)
-	if err != nil {
-		return nil, fmt.Errorf("cannot parse query [%s]: %w", m.Query, err)
-	}
-	if okStart || okEnd {
-		if !okStart {
-			start = math.MinInt64
-		}
-		if !okEnd {
-			end = math.MaxInt64
-		}
-		q.AddTimeFilter(start, end)
+		return nil, fmt.Errorf("cannot parse query [%s]: %w", text, err)
 	}
 	q.DropAllPipes()
 	return q, nil
-}
-
-// formTime reads a bound as the HTTP handler reads the form value the
-// client writes for it (backend.FormatNs).
-func formTime(ns, now int64) (int64, bool, error) {
-	if ns == 0 {
-		return 0, false, nil
-	}
-	t, err := timeutil.ParseTimeAt(backend.FormatNs(ns), now)
-	return t, err == nil, err
 }

@@ -17,10 +17,10 @@ import (
 // result row to fn, as /select/logsql/query would, without writing and
 // reading JSON: a row's fields are its non-empty columns, in block order,
 // and a row with none is skipped, as VictoriaLogs' JSON writer skips it.
-// Requests with start, end or limit arguments go through HTTP instead
+// Requests with a limit argument go through HTTP instead
 // (backend.ErrNotDirect).
 func (e *Engine) RunQuery(ctx context.Context, t backend.Tenant, req backend.QueryRequest, fn func(*backend.Row) error) error {
-	if req.Start != 0 || req.End != 0 || req.Limit != 0 {
+	if req.Limit != 0 {
 		return backend.ErrNotDirect
 	}
 	// The HTTP handler evaluates relative times one nanosecond before now.
