@@ -10,7 +10,10 @@
 # Knobs: BENCH_DURATION (6s a step), BENCH_CLIENTS (10,50), BENCH_RATE (open
 # loop instead), BENCH_WORKLOADS (all six), BENCH_LINES (725000),
 # BENCH_OUT (bench-results), BENCH_EACH (workloads whose queries are also
-# timed one at a time into each.md; BENCH_EACH_RUNS requests each, 15).
+# timed one at a time into each.md; BENCH_EACH_RUNS requests each, 15),
+# BENCH_BASELINE (a git revision: vloki built from it runs beside, cold and
+# warm on its own embedded engine, as targets base and base-warm — the
+# same run measures a change, e.g. the embedded VictoriaLogs upgrade).
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 out=${BENCH_OUT:-bench-results}
@@ -33,9 +36,27 @@ p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold
 p_warm=$(free_port); start_vloki vloki-warm "$p_warm" -storage.path="$work/warm"; pid_warm=${pids[-1]}
 p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$vl_port" "${cold[@]}"; pid_ext=${pids[-1]}
 
+base_targets=()
+if [[ -n ${BENCH_BASELINE:-} ]]; then
+  git worktree add -q --detach "$work/base-src" "$BENCH_BASELINE"
+  trap 'cleanup; git worktree remove --force "$work/base-src" 2>/dev/null || true' EXIT
+  (cd "$work/base-src" && CGO_ENABLED=0 go build -o "$work/vloki-base" ./cmd/vloki)
+  start_base() { # name port flags...
+    local name=$1 port=$2; shift 2
+    "$work/vloki-base" -server.http-listen-address=127.0.0.1 -server.http-listen-port="$port" \
+      -limits.ingestion-rate-mb=0 -log.level=warn "$@" >"$work/$name.log" 2>&1 &
+    pids+=($!)
+    wait_ready "http://127.0.0.1:$port/ready"
+  }
+  p_base=$(free_port); start_base base "$p_base" -storage.path="$work/base" "${cold[@]}"
+  base_targets+=(-target "base=http://127.0.0.1:$p_base,pid=${pids[-1]}")
+  p_basew=$(free_port); start_base base-warm "$p_basew" -storage.path="$work/base-warm"
+  base_targets+=(-target "base-warm=http://127.0.0.1:$p_basew,pid=${pids[-1]}")
+fi
 targets=(-target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb"
   -target "vloki-warm=http://127.0.0.1:$p_warm,pid=$pid_warm"
   -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$vl_pid")
+targets+=("${base_targets[@]}")
 seed_targets=("${targets[@]}")
 # vloki cold again, asked only the queries VictoriaLogs has twins of: the
 # fair "÷ VictoriaLogs" (seeded through the vloki target above).

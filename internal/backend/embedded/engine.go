@@ -10,10 +10,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlinsert"
-	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlinsert/insertutil"
-	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlselect"
-	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlstorage"
+	"github.com/VictoriaMetrics/VictoriaLogs/app/vlinsert"
+	"github.com/VictoriaMetrics/VictoriaLogs/app/vlinsert/insertutil"
+	"github.com/VictoriaMetrics/VictoriaLogs/app/vlselect"
+	"github.com/VictoriaMetrics/VictoriaLogs/app/vlstorage"
 	"github.com/VictoriaMetrics/VictoriaMetrics/lib/logger"
 )
 
@@ -83,6 +83,9 @@ func setFlags(cfg Config) error {
 		"inmemoryDataFlushInterval": durationFlag(cfg.FlushInterval),
 		// vloki sends lines verbatim; VictoriaLogs must not parse them.
 		"loki.disableMessageParsing": "true",
+		// LogsQL that vloki writes for a long LogQL query can pass
+		// VictoriaLogs' default of 16 KiB (since v1.48).
+		"search.maxQueryLen": "16MiB",
 	}
 	for name, v := range values {
 		if v == "" || v == "0" {

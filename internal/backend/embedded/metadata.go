@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlstorage"
-	"github.com/VictoriaMetrics/VictoriaMetrics/lib/logstorage"
+	"github.com/VictoriaMetrics/VictoriaLogs/app/vlstorage"
+	"github.com/VictoriaMetrics/VictoriaLogs/lib/logstorage"
 
 	"github.com/vloki/vloki/internal/backend"
 )
@@ -48,21 +48,27 @@ func (e *Engine) Values(ctx context.Context, t backend.Tenant, endpoint string, 
 
 type metadataCall func(context.Context, []logstorage.TenantID, *logstorage.Query, backend.MetadataRequest) ([]logstorage.ValueWithHits, error)
 
+// queryContext is what VictoriaLogs' storage calls take since v1.25: the
+// query with its tenants, no partial answers, no hidden fields.
+func queryContext(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query) *logstorage.QueryContext {
+	return logstorage.NewQueryContext(ctx, &logstorage.QueryStats{}, ts, q, false, nil)
+}
+
 var metadataCalls = map[string]metadataCall{
 	backend.FieldNames: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, _ backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
-		return vlstorage.GetFieldNames(ctx, ts, q)
+		return vlstorage.GetFieldNames(queryContext(ctx, ts, q), "")
 	},
 	backend.FieldValues: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, m backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
-		return vlstorage.GetFieldValues(ctx, ts, q, m.Field, uint64(max(m.Limit, 0)))
+		return vlstorage.GetFieldValues(queryContext(ctx, ts, q), m.Field, "", uint64(max(m.Limit, 0)))
 	},
 	backend.StreamFieldNames: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, _ backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
-		return vlstorage.GetStreamFieldNames(ctx, ts, q)
+		return vlstorage.GetStreamFieldNames(queryContext(ctx, ts, q), "")
 	},
 	backend.StreamFieldValues: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, m backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
-		return vlstorage.GetStreamFieldValues(ctx, ts, q, m.Field, uint64(max(m.Limit, 0)))
+		return vlstorage.GetStreamFieldValues(queryContext(ctx, ts, q), m.Field, "", uint64(max(m.Limit, 0)))
 	},
 	backend.Streams: func(ctx context.Context, ts []logstorage.TenantID, q *logstorage.Query, m backend.MetadataRequest) ([]logstorage.ValueWithHits, error) {
-		return vlstorage.GetStreams(ctx, ts, q, uint64(max(m.Limit, 0)))
+		return vlstorage.GetStreams(queryContext(ctx, ts, q), uint64(max(m.Limit, 0)))
 	},
 }
 

@@ -7,16 +7,17 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/VictoriaMetrics/VictoriaMetrics/app/vlstorage"
-	"github.com/VictoriaMetrics/VictoriaMetrics/lib/logstorage"
+	"github.com/VictoriaMetrics/VictoriaLogs/app/vlstorage"
+	"github.com/VictoriaMetrics/VictoriaLogs/lib/logstorage"
 
 	"github.com/vloki/vloki/internal/backend"
 )
 
 // RunQuery runs a LogsQL query on the in-process storage and hands every
 // result row to fn, as /select/logsql/query would, without writing and
-// reading JSON: a row's fields are its non-empty columns, in block order,
-// and a row with none is skipped, as VictoriaLogs' JSON writer skips it.
+// reading JSON: a row's fields are its non-empty columns, in the handler's
+// order, and a row with none is skipped, as VictoriaLogs' JSON writer
+// skips it.
 // Requests with a limit argument go through HTTP instead
 // (backend.ErrNotDirect).
 func (e *Engine) RunQuery(ctx context.Context, t backend.Tenant, req backend.QueryRequest, fn func(*backend.Row) error) error {
@@ -39,9 +40,9 @@ func (e *Engine) RunQuery(ctx context.Context, t backend.Tenant, req backend.Que
 	defer done()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &rowWriter{fn: fn, cancel: cancel}
+	w := &rowWriter{fn: fn, cancel: cancel, sortFields: !q.IsFixedOutputFieldsOrder()}
 	tenants := []logstorage.TenantID{{AccountID: t.AccountID, ProjectID: t.ProjectID}}
-	err = vlstorage.RunQuery(ctx, tenants, q, w.writeBlock)
+	err = vlstorage.RunQuery(queryContext(ctx, tenants, q), w.writeBlock)
 	if w.err != nil {
 		return w.err
 	}
@@ -62,6 +63,9 @@ func (e *Engine) RunQuery(ctx context.Context, t backend.Tenant, req backend.Que
 type rowWriter struct {
 	fn     func(*backend.Row) error
 	cancel func()
+	// sortFields orders a row's fields by name, as the HTTP handler does
+	// since VictoriaLogs v1.46 unless the query fixes their order.
+	sortFields bool
 
 	mu  sync.Mutex
 	row backend.Row
@@ -75,10 +79,11 @@ func (w *rowWriter) writeBlock(_ uint, db *logstorage.DataBlock) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	cols := db.GetColumns(w.sortFields)
 	for i := 0; i < n && w.err == nil; i++ {
 		w.row.Fields = w.row.Fields[:0]
-		for c := range db.Columns {
-			col := &db.Columns[c]
+		for c := range cols {
+			col := &cols[c]
 			if v := col.Values[i]; v != "" {
 				w.row.Fields = append(w.row.Fields, backend.Field{Name: bytesOf(col.Name), Value: bytesOf(v)})
 			}
