@@ -17,10 +17,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 wait_ready() { for _ in $(seq 1 240); do curl -sf "$1" >/dev/null 2>&1 && return 0; sleep 0.25; done; echo "not ready: $1" >&2; return 1; }
 
 cache=${VLOKI_CACHE:-$HOME/.cache/vloki}
-vlbin=$cache/victoria-logs-v1.121.0/victoria-logs
-if [[ ! -x $vlbin ]]; then
-  mkdir -p "$(dirname "$vlbin")"
-  CGO_ENABLED=0 go build -o "$vlbin" github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-logs
-fi
 CGO_ENABLED=0 go build -o "$work/vloki" ./cmd/vloki
 CGO_ENABLED=0 go build -o "$work/vloki-bench" ./cmd/vloki-bench
+# The external VictoriaLogs: the newest supported release unless
+# BENCH_VL_RELEASE names another (vlrelease.Releases).
+vlbin=$("$work/vloki-bench" victoria-logs ${BENCH_VL_RELEASE:+-release "$BENCH_VL_RELEASE"})

@@ -5,6 +5,7 @@
 //	vloki-bench run  -now T -target vloki=http://… -target victorialogs=http://…,twins -verify vloki -reference loki
 //	vloki-bench soak -now T -target vloki=http://…,pid=123 -clients 200 -duration 5m -push-rate 500
 //	vloki-bench each -now T -workloads heavy,compute -runs 15 -target vloki=http://… -target loki=http://…
+//	vloki-bench victoria-logs [-release v1.24.0]   (builds a supported release once; prints its path)
 //
 // See make bench-load, which starts everything and runs both.
 package main
@@ -25,6 +26,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/bench"
+	"github.com/vloki/vloki/internal/vlrelease"
 )
 
 func main() {
@@ -38,7 +40,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vloki-bench seed|run|soak|each [flags]")
+		return fmt.Errorf("usage: vloki-bench seed|run|soak|each|victoria-logs [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -51,8 +53,10 @@ func run(args []string) error {
 		return soak(ctx, args[1:])
 	case "each":
 		return each(ctx, args[1:])
+	case "victoria-logs":
+		return victoriaLogs(args[1:])
 	}
-	return fmt.Errorf("unknown command %q: want seed, run, soak or each", args[0])
+	return fmt.Errorf("unknown command %q: want seed, run, soak, each or victoria-logs", args[0])
 }
 
 // common are the flags both commands take.
@@ -292,4 +296,25 @@ func profileCPU(path string) (stop func(), err error) {
 		return nil, err
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// victoriaLogs builds a supported VictoriaLogs release from its module
+// (once, kept in the cache) and prints the binary's path.
+func victoriaLogs(args []string) error {
+	fs := flag.NewFlagSet("victoria-logs", flag.ContinueOnError)
+	name := fs.String("release", vlrelease.Newest().Name, "VictoriaLogs release")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	for _, r := range vlrelease.Releases {
+		if r.Name == *name {
+			bin, err := r.Binary()
+			if err != nil {
+				return err
+			}
+			fmt.Println(bin)
+			return nil
+		}
+	}
+	return fmt.Errorf("release %q is not supported", *name)
 }
