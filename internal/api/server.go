@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/deletion"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
@@ -69,6 +70,9 @@ type Deps struct {
 	CompressResponses bool
 	// DrilldownLimits are reported to Logs Drilldown.
 	DrilldownLimits DrilldownLimits
+	// Deletes serves Loki's delete API (nil: its routes are absent, as in
+	// a Loki without retention).
+	Deletes *deletion.Service
 }
 
 // Server is the HTTP API.
@@ -123,7 +127,7 @@ func (s *Server) routes() []route {
 		}
 		return route{pattern, name, t(h)}
 	}
-	return []route{
+	routes := []route{
 		{"/loki/api/v1/push", "push", s.push},
 		{"/api/prom/push", "push", s.push},
 		{"/otlp/v1/logs", "otlp_push", s.otlpLogs},
@@ -148,6 +152,12 @@ func (s *Server) routes() []route {
 		{"/prometheus/api/v1/rules", "rules", s.rules},
 		{"/prometheus/api/v1/alerts", "alerts", s.alerts},
 	}
+	if s.d.Deletes != nil { // as in Loki, absent unless deletion is on
+		routes = append(routes,
+			route{"/loki/api/v1/delete", "delete", s.deleteRequests},
+			route{"/loki/api/v1/cache/generation_numbers", "generation_numbers", s.generationNumbers})
+	}
+	return routes
 }
 
 // Handler returns the routed, instrumented handler.

@@ -66,8 +66,11 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 		_ = s.d.Visibility.Wait(ctx, tn) // the history sees every acknowledged push
 	}
 	now := time.Now()
+	// Delete requests hide lines from the history only, as in Loki.
+	histQuery := *lq
+	histQuery.Hide(s.d.Engine.Hidden(tn))
 	hist, err := exec.RunLogs(ctx, s.d.Backend, tn, exec.LogRequest{
-		Query: lq, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward, Categorize: flags.Categorize(),
+		Query: &histQuery, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward, Categorize: flags.Categorize(),
 	})
 	if err != nil {
 		closeTail(conn, err)

@@ -29,6 +29,7 @@ type Config struct {
 	QueryScheduler QueryScheduler `yaml:"query_scheduler"`
 	Memory         Memory         `yaml:"memory"`
 	Patterns       Patterns       `yaml:"patterns"`
+	Deletion       Deletion       `yaml:"deletion"`
 	Log            Log            `yaml:"log"`
 	// Demo feeds a few services' logs in continuously.
 	Demo bool `yaml:"demo"`
@@ -211,6 +212,23 @@ type Patterns struct {
 	MaxLiveStreams int `yaml:"max_live_streams"`
 }
 
+// Deletion serves Loki's log deletion API (/loki/api/v1/delete), as
+// Loki's compactor with retention on.
+type Deletion struct {
+	// Mode is Loki's deletion_mode: disabled, filter-only (lines hidden
+	// at query time, never deleted) or filter-and-delete (deleted from
+	// storage once the cancel period has passed; VictoriaLogs v1.38+ with
+	// -delete.enable).
+	Mode string `yaml:"mode"`
+	// CancelPeriod is Loki's delete_request_cancel_period.
+	CancelPeriod time.Duration `yaml:"cancel_period"`
+	// MaxInterval is Loki's delete_max_interval, the largest max_interval
+	// a request may give.
+	MaxInterval time.Duration `yaml:"max_interval"`
+	// Dir keeps the requests, a file per tenant (empty: <storage.path>/deletes).
+	Dir string `yaml:"dir"`
+}
+
 // Memory bounds the whole process. vloki usually shares its machine (with
 // VictoriaLogs, or with other services): VictoriaMetrics' default of 60%
 // of the machine for caches alone is too much for such a process.
@@ -252,7 +270,8 @@ func Default() Config {
 			IngestionRateMB: 64, IngestionBurstSizeMB: 128,
 			MaxQueryBufferedBytes: 256 << 20,
 		},
-		Tail: Tail{Backend: "auto"},
+		Tail:     Tail{Backend: "auto"},
+		Deletion: Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
@@ -325,6 +344,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("server.http_listen_port %d out of range", c.Server.HTTPListenPort)
 	case c.Limits.MaxEntriesLimitPerQuery <= 0:
 		return errors.New("limits.max_entries_limit_per_query must be > 0")
+	case c.Deletion.Mode != "disabled" && c.Deletion.Mode != "filter-only" && c.Deletion.Mode != "filter-and-delete":
+		return fmt.Errorf("deletion.mode %q: want disabled, filter-only or filter-and-delete", c.Deletion.Mode)
+	case c.Deletion.CancelPeriod < 0 || c.Deletion.MaxInterval < 0:
+		return errors.New("deletion.cancel_period and deletion.max_interval must be >= 0")
 	case c.Storage.FlushInterval < time.Second:
 		return errors.New("storage.flush_interval must be at least 1s")
 	case c.Limits.QueryTimeout <= 0:

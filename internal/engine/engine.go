@@ -15,6 +15,7 @@ import (
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/plan"
 )
 
@@ -42,6 +43,25 @@ type Engine struct {
 	names   namesCache
 	// extents, when set, keeps range queries' frozen steps.
 	extents *Extents
+	// hidden, when set, is the filter of the lines the tenant's delete
+	// requests hide from log and metric queries.
+	hidden func(backend.Tenant) logsql.Filter
+}
+
+// WithHidden makes the engine hide from log and metric queries the lines
+// hidden(tenant) matches (Loki's query-time filtering of delete requests).
+func (e *Engine) WithHidden(hidden func(backend.Tenant) logsql.Filter) *Engine {
+	e.hidden = hidden
+	return e
+}
+
+// Hidden is the filter of the lines the tenant's delete requests hide,
+// nil when none.
+func (e *Engine) Hidden(t backend.Tenant) logsql.Filter {
+	if e.hidden == nil {
+		return nil
+	}
+	return e.hidden(t)
 }
 
 // New returns an engine over c; f, when set, makes it serve data other
@@ -123,6 +143,7 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	if err != nil {
 		return nil, err
 	}
+	lq.Hide(e.Hidden(t))
 	if logQuerySized(sel, req.QueryTags) {
 		if err := e.checkBytesRead(ctx, t, sel, req.Start.UnixNano(), req.End.UnixNano()); err != nil {
 			return nil, contextError(ctx, err)
@@ -192,6 +213,7 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, q metricQuery, st
 	if err != nil {
 		return nil, err
 	}
+	plan.HideMetric(m, e.Hidden(t))
 	req := exec.MetricRequest{
 		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
 		Splits: splits, Backward: backward, MaxBufferedBytes: e.limits.MaxBufferedBytes,

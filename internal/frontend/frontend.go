@@ -111,6 +111,17 @@ func (f *Frontend) Acked(t backend.Tenant, streams []model.Stream) {
 	}
 }
 
+// Invalidate moves the tenant to a new generation: no answer cached for it
+// so far is served again (a delete request changed what they hold).
+func (f *Frontend) Invalidate(t backend.Tenant) {
+	f.mu.Lock()
+	f.generations[t]++
+	f.mu.Unlock()
+	if f.cfg.Cache != nil {
+		f.cfg.Cache.Invalidate(context.Background(), tenantKey(t))
+	}
+}
+
 // Generation is the tenant's cache generation: the shared cache's when
 // there is one, else this process's; false when it cannot be read.
 func (f *Frontend) Generation(ctx context.Context, t backend.Tenant) (uint64, bool) {

@@ -95,6 +95,8 @@ type LogQuery struct {
 	// Foreign, when set, reads rows other agents wrote (see package
 	// foreign); nil reads them as vloki writes them.
 	Foreign *foreign.Config
+	// hidden: Hide narrowed Pushdown already.
+	hidden bool
 }
 
 // FiltersLocally reports stages that may drop rows the pushdown kept: a

@@ -23,6 +23,7 @@ import (
 	"github.com/vloki/vloki/internal/backend/embedded"
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/dedup"
+	"github.com/vloki/vloki/internal/deletion"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
@@ -167,6 +168,13 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		MaxBufferedBytes:  cfg.Limits.MaxQueryBufferedBytes,
 		MaxQueryBytesRead: cfg.Limits.MaxQueryBytesRead,
 	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m, acks))
+	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams)
+	if err != nil {
+		return nil, err
+	}
+	if deletes != nil {
+		eng = eng.WithHidden(deletes.Store.Hidden)
+	}
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()
@@ -182,6 +190,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 		Patterns:                api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines, Live: livePatterns},
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
+		Deletes:                 deletes,
 		DrilldownLimits: api.DrilldownLimits{
 			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 			MaxQuerySeries:          cfg.Limits.MaxQuerySeries,
@@ -199,7 +208,45 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 			return err
 		},
 	})
-	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeFn, streams: streams}, nil
+	closeAll := func() { stopDeletes(); closeFn() }
+	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeAll, streams: streams}, nil
+}
+
+// newDeletes serves Loki's delete API from the requests kept in
+// deletion.dir and, in filter-and-delete mode, deletes their rows from
+// storage once their cancel period has passed (stop ends that).
+func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *frontend.Frontend, streams *streamindex.Index) (*deletion.Service, func(), error) {
+	dir := cfg.Deletion.Dir
+	if dir == "" {
+		dir = filepath.Join(cfg.Storage.Path, "deletes")
+	}
+	store, err := deletion.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	changed := front.Invalidate
+	svc := &deletion.Service{Store: store, Mode: deletion.Mode(cfg.Deletion.Mode), CancelPeriod: cfg.Deletion.CancelPeriod,
+		MaxInterval: cfg.Deletion.MaxInterval, CanDelete: c.CanDelete, Changed: changed, Now: time.Now}
+	if svc.Mode != deletion.FilterAndDelete {
+		return svc, func() {}, nil
+	}
+	p := &deletion.Processor{Store: store, Backend: c, Delay: cfg.Deletion.CancelPeriod, Log: log, Now: time.Now,
+		Processed: func(t backend.Tenant) {
+			changed(t)
+			if streams != nil {
+				streams.Forget(t)
+			}
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); p.Run(ctx, processInterval(cfg.Deletion.CancelPeriod)) }()
+	return svc, func() { cancel(); <-done }, nil
+}
+
+// processInterval is how often due delete requests are looked for: a
+// tenth of the cancel period, between a second and a minute.
+func processInterval(cancelPeriod time.Duration) time.Duration {
+	return min(max(cancelPeriod/10, time.Second), time.Minute)
 }
 
 func pushLimits(l config.Limits) push.Limits {

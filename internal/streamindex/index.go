@@ -147,6 +147,26 @@ func (ix *Index) Failed(t backend.Tenant) {
 	tn.failures++
 }
 
+// Forget drops what the index knows of the tenant: rows were deleted from
+// storage, so streams it holds may be gone. Its horizon is read again,
+// and only later pushes are answered from memory.
+func (ix *Index) Forget(t backend.Tenant) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	tn := ix.tenants[t]
+	if tn == nil {
+		return
+	}
+	for _, st := range tn.streams {
+		ix.streams--
+		ix.lines -= len(st.lines)
+	}
+	tn.streams = map[string]*stream{}
+	tn.known, tn.full = false, false
+	tn.failures++ // a horizon read in flight is not trusted
+	tn.linesFrom, tn.restored = ix.cfg.Now().UnixNano(), math.MinInt64
+}
+
 func (ix *Index) tenantLocked(t backend.Tenant) *tenant {
 	tn := ix.tenants[t]
 	if tn == nil {

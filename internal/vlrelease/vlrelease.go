@@ -20,6 +20,9 @@ type Release struct {
 	Name string
 	// Module and Version are the Go module holding app/victoria-logs.
 	Module, Version string
+	// Deletes: the release has delete tasks (v1.38+), started with
+	// -delete.enable.
+	Deletes bool
 }
 
 // Releases are the VictoriaLogs releases vloki supports, oldest first:
@@ -28,7 +31,7 @@ type Release struct {
 // VictoriaMetrics pseudo-version the proxy refuses, so it cannot be built.)
 var Releases = []Release{
 	{Name: "v1.24.0", Module: "github.com/VictoriaMetrics/VictoriaMetrics", Version: "v1.121.0"},
-	{Name: "v1.52.1", Module: "github.com/VictoriaMetrics/VictoriaLogs", Version: "v1.52.1"},
+	{Name: "v1.52.1", Module: "github.com/VictoriaMetrics/VictoriaLogs", Version: "v1.52.1", Deletes: true},
 }
 
 // Newest is the newest supported release, the one run where a single
@@ -134,6 +137,11 @@ func (r Release) Start(dataDir string, extraFlags ...string) (*Process, error) {
 		"-loggerLevel=ERROR",
 		"-loki.disableMessageParsing",
 	}, extraFlags...)
+	if r.Deletes {
+		// A single node or a cluster's vlselect takes delete tasks; a
+		// storage node carries them out.
+		args = append(args, "-delete.enable", "-internaldelete.enable")
+	}
 	p := &Process{URL: "http://" + addr, args: append([]string{bin}, args...)}
 	if err := p.Start(); err != nil {
 		return nil, err

@@ -86,6 +86,8 @@ func setFlags(cfg Config) error {
 		// LogsQL that vloki writes for a long LogQL query can pass
 		// VictoriaLogs' default of 16 KiB (since v1.48).
 		"search.maxQueryLen": "16MiB",
+		// Loki's delete API runs on VictoriaLogs' delete tasks.
+		"delete.enable": "true",
 	}
 	for name, v := range values {
 		if v == "" || v == "0" {

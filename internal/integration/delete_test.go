@@ -1,0 +1,265 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/tenant"
+	"github.com/vloki/vloki/internal/vltest"
+)
+
+// The texts and codes below are Loki v3.7.8's compactor's, read from its
+// source and checked against a running Loki (deletion on, auth on).
+
+// deleteTargets are vloki on every backend with the delete API on
+// (filter-only: nothing is deleted from storage) and requests kept in a
+// directory of the test's.
+func deleteTargets(t *testing.T, mode string, cancel time.Duration) []target {
+	return targetsWith(t, func(cfg *config.Config) {
+		cfg.Deletion.Mode, cfg.Deletion.CancelPeriod, cfg.Deletion.Dir = mode, cancel, t.TempDir()
+	})
+}
+
+func (tg target) deleteCall(t *testing.T, method, tenant string, params url.Values) response {
+	t.Helper()
+	return tg.do(t, method, "/loki/api/v1/delete?"+params.Encode(), tenant, nil, nil)
+}
+
+func unixSeconds(ts time.Time) string { return strconv.FormatInt(ts.Unix(), 10) }
+
+// TestDeleteRequestHidesLinesAtOnce: a delete request hides the lines it
+// matches from log and metric queries at once — cached answers included —
+// but not from labels or series (Loki's index answers those); cancelling
+// it shows them again.
+func TestDeleteRequestHidesLinesAtOnce(t *testing.T) {
+	for _, tg := range deleteTargets(t, "filter-only", 24*time.Hour) {
+		t.Run(tg.name, func(t *testing.T) {
+			const tenant = "del-hide"
+			var es []entry
+			for i := 0; i < 10; i++ {
+				kind := "keep"
+				if i%2 == 1 {
+					kind = "secret"
+				}
+				es = append(es, entry{ns(base.Add(time.Duration(i) * time.Second)), fmt.Sprintf("%s %d", kind, i)})
+			}
+			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "del"}, es...))
+			logs := func() string {
+				return summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenant,
+					rangeParams(`{app="del"}`, base, base.Add(time.Minute), 100, "forward"), nil)))
+			}
+			count := func() string {
+				r := tg.get(t, "/loki/api/v1/query", tenant, url.Values{"query": {`sum(count_over_time({app="del"}[2m]))`},
+					"time": {ns(base.Add(time.Minute))}}, nil)
+				return firstSampleValue(t, r)
+			}
+			all := "del:keep 0,secret 1,keep 2,secret 3,keep 4,secret 5,keep 6,secret 7,keep 8,secret 9"
+			if got := logs(); got != all {
+				t.Fatalf("before: %q", got)
+			}
+			if got := count(); got != "10" {
+				t.Fatalf("count before: %s", got)
+			}
+			r := tg.deleteCall(t, http.MethodPost, tenant, url.Values{"query": {`{app="del"} |= "secret"`},
+				"start": {unixSeconds(base.Add(-time.Second))}, "end": {unixSeconds(base.Add(20 * time.Second))}})
+			id := r.header.Get("X-Delete-Request-Id")
+			if r.status != http.StatusNoContent || !regexp.MustCompile(`^[0-9a-f]{8}$`).MatchString(id) {
+				t.Fatalf("create: %d %q id %q", r.status, r.body, id)
+			}
+			if got := logs(); got != "del:keep 0,keep 2,keep 4,keep 6,keep 8" {
+				t.Errorf("after the request: %q", got)
+			}
+			if got := count(); got != "5" {
+				t.Errorf("count after the request: %s", got)
+			}
+			if vals := labelValues(t, tg, tenant, "app"); vals != "del" {
+				t.Errorf("label values (not filtered, as Loki's index): %q", vals)
+			}
+			checkListed(t, tg, tenant, id, `{app="del"} |= "secret"`)
+			if r := tg.deleteCall(t, http.MethodDelete, tenant, url.Values{"request_id": {id}}); r.status != http.StatusNoContent {
+				t.Fatalf("cancel: %d %s", r.status, r.body)
+			}
+			if got := logs(); got != all {
+				t.Errorf("after cancelling: %q", got)
+			}
+			if r := tg.deleteCall(t, http.MethodGet, tenant, nil); r.status != 200 || string(r.body) != "[]\n" {
+				t.Errorf("list after cancelling: %d %q", r.status, r.body)
+			}
+		})
+	}
+}
+
+func checkListed(t *testing.T, tg target, tenant, id, query string) {
+	t.Helper()
+	r := tg.deleteCall(t, http.MethodGet, tenant, nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/json" {
+		t.Fatalf("list: %d %s %q", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	q, _ := json.Marshal(query)
+	want := fmt.Sprintf(`[{"request_id":%q,"start_time":%d,"end_time":%d,"query":%s,"status":"received","created_at":`,
+		id, base.Add(-time.Second).Unix(), base.Add(20*time.Second).Unix(), q)
+	if !strings.HasPrefix(string(r.body), want) || !strings.HasSuffix(string(r.body), `,"user_id":""}]`+"\n") {
+		t.Errorf("list:\n%s\nwant it to begin %s", r.body, want)
+	}
+}
+
+func labelValues(t *testing.T, tg target, tenant, name string) string {
+	t.Helper()
+	r := tg.get(t, "/loki/api/v1/label/"+name+"/values", tenant, url.Values{
+		"start": {ns(base.Add(-time.Hour))}, "end": {ns(base.Add(time.Hour))}}, nil)
+	var body struct{ Data []string }
+	if err := json.Unmarshal(r.body, &body); err != nil {
+		t.Fatalf("label values: %d %s", r.status, r.body)
+	}
+	return strings.Join(body.Data, ",")
+}
+
+func firstSampleValue(t *testing.T, r response) string {
+	t.Helper()
+	var body struct {
+		Data struct {
+			Result []struct {
+				Value [2]any `json:"value"`
+			} `json:"result"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(r.body, &body); err != nil || r.status != 200 {
+		t.Fatalf("metric: %d %s", r.status, r.body)
+	}
+	if len(body.Data.Result) == 0 {
+		return "none"
+	}
+	return fmt.Sprint(body.Data.Result[0].Value[1])
+}
+
+// TestDeleteRequestErrors: Loki's validation order, codes and texts.
+func TestDeleteRequestErrors(t *testing.T) {
+	tg := deleteTargets(t, "filter-only", 24*time.Hour)[0]
+	const tenant = "del-errors"
+	start, end := unixSeconds(base), unixSeconds(base.Add(time.Hour))
+	cases := []struct {
+		method string
+		params url.Values
+		status int
+		body   string
+	}{
+		{"POST", url.Values{"start": {start}}, 400, "query not set\n"},
+		{"POST", url.Values{"query": {`sum(rate({a="b"}[5m]))`}, "start": {start}}, 400, "invalid query expression\n"},
+		{"POST", url.Values{"query": {`{a="b"}`}}, 400, "start time not set\n"},
+		{"POST", url.Values{"query": {`{a="b"}`}, "start": {"1714564800000"}}, 400, "invalid start time: require unix seconds or RFC3339 format\n"},
+		{"POST", url.Values{"query": {`{a="b"}`}, "start": {start}, "end": {"yesterday"}}, 400, "invalid end time: require unix seconds or RFC3339 format\n"},
+		{"POST", url.Values{"query": {`{a="b"}`}, "start": {start}, "end": {unixSeconds(time.Now().Add(time.Hour))}}, 400, "deletes in the future are not allowed\n"},
+		{"POST", url.Values{"query": {`{a="b"}`}, "start": {end}, "end": {start}}, 400, "start time can't be greater than or equal to end time\n"},
+		{"POST", url.Values{"query": {`{a="b"} |= "x"`}, "start": {start}, "end": {end}, "max_interval": {"1d"}}, 400, "invalid max_interval: valid time units are 's', 'm', 'h'\n"},
+		{"POST", url.Values{"query": {`{a="b"} |= "x"`}, "start": {start}, "end": {end}, "max_interval": {"25h"}}, 400, "max_interval can't be greater than 24h0m0s\n"},
+		{"POST", url.Values{"query": {`{a="b"} |= "x"`}, "start": {start}, "end": {end}, "max_interval": {"2h"}}, 400, "max_interval can't be greater than the interval to be deleted (1h0m0s)\n"},
+		{"DELETE", url.Values{"request_id": {"00000000"}}, 404, "could not find delete request with given id\n"},
+		{"PATCH", nil, 405, ""},
+	}
+	for _, c := range cases {
+		r := tg.deleteCall(t, c.method, tenant, c.params)
+		if r.status != c.status || string(r.body) != c.body {
+			t.Errorf("%s %v: %d %q, want %d %q", c.method, c.params, r.status, r.body, c.status, c.body)
+		}
+	}
+	// Without a filter, max_interval is not looked at.
+	r := tg.deleteCall(t, "POST", tenant, url.Values{"query": {`{a="b"}`}, "start": {start}, "end": {end}, "max_interval": {"bogus"}})
+	if r.status != http.StatusNoContent {
+		t.Errorf("max_interval without a filter: %d %s", r.status, r.body)
+	}
+	r = tg.get(t, "/loki/api/v1/cache/generation_numbers", tenant, nil, nil)
+	if r.status != 200 || !regexp.MustCompile(`^"\d{19}"\n$`).Match(r.body) {
+		t.Errorf("generation_numbers: %d %q", r.status, r.body)
+	}
+	r = tg.get(t, "/loki/api/v1/cache/generation_numbers", "del-none", nil, nil)
+	if string(r.body) != "\"\"\n" {
+		t.Errorf("generation_numbers of a tenant without requests: %q", r.body)
+	}
+	disabled := targetsWith(t, func(cfg *config.Config) { cfg.Deletion.Mode = "disabled" })[0]
+	r = disabled.deleteCall(t, "GET", tenant, nil)
+	if r.status != http.StatusForbidden || string(r.body) != "deletion is not available for this tenant\n" {
+		t.Errorf("disabled: %d %q", r.status, r.body)
+	}
+}
+
+// TestDeleteRequestDeletesFromStorage: in filter-and-delete mode, once the
+// cancel period has passed, the rows are deleted from VictoriaLogs (label
+// values lose a stream gone whole), and the request is listed processed;
+// a backend without delete tasks refuses the request.
+func TestDeleteRequestDeletesFromStorage(t *testing.T) {
+	for _, tg := range deleteTargets(t, "filter-and-delete", 0) {
+		t.Run(tg.name, func(t *testing.T) {
+			const tenant = "del-store"
+			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "gone"}, entry{ns(base), "a"}, entry{ns(base.Add(time.Second)), "b"}))
+			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "stays"}, entry{ns(base), "c"}))
+			if vals := labelValues(t, tg, tenant, "app"); vals != "gone,stays" {
+				t.Fatalf("label values before: %q", vals)
+			}
+			r := tg.deleteCall(t, http.MethodPost, tenant, url.Values{"query": {`{app="gone"}`},
+				"start": {unixSeconds(base.Add(-time.Second))}, "end": {unixSeconds(base.Add(20 * time.Second))}})
+			if !canDelete(tg.name) {
+				if r.status != http.StatusNotImplemented || !strings.Contains(string(r.body), "-delete.enable") {
+					t.Fatalf("a backend without delete tasks: %d %s", r.status, r.body)
+				}
+				return
+			}
+			if r.status != http.StatusNoContent {
+				t.Fatalf("create: %d %s", r.status, r.body)
+			}
+			deadline := time.Now().Add(60 * time.Second)
+			for !strings.Contains(string(tg.deleteCall(t, http.MethodGet, tenant, nil).body), `"status":"processed"`) {
+				if time.Now().After(deadline) {
+					t.Fatalf("not processed within a minute: %s", tg.deleteCall(t, http.MethodGet, tenant, nil).body)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			if n := storedRows(t, tg, tenant, `{app="gone"}`); n != 0 {
+				t.Errorf("%d rows of the deleted stream still stored", n)
+			}
+			if n := storedRows(t, tg, tenant, `{app="stays"}`); n != 1 {
+				t.Errorf("%d rows of the other stream stored, want 1", n)
+			}
+			if vals := labelValues(t, tg, tenant, "app"); vals != "stays" {
+				t.Errorf("label values after: %q", vals)
+			}
+			r = tg.deleteCall(t, http.MethodDelete, tenant, url.Values{"request_id": {r.header.Get("X-Delete-Request-Id")}})
+			if r.status != http.StatusBadRequest || string(r.body) != "deletion of request which is in process or already processed is not allowed\n" {
+				t.Errorf("cancelling a processed request: %d %q", r.status, r.body)
+			}
+		})
+	}
+}
+
+// canDelete reports whether the named backend has delete tasks.
+func canDelete(name string) bool {
+	for _, r := range vltest.Releases {
+		if name == "external-"+r.Name {
+			return r.Deletes
+		}
+	}
+	return true // the embedded engine
+}
+
+// storedRows counts the tenant's rows matching a LogsQL filter in
+// VictoriaLogs itself.
+func storedRows(t *testing.T, tg target, tenantName, filter string) int {
+	t.Helper()
+	n := 0
+	err := tg.vl.Query(t.Context(), (&tenant.Resolver{}).Map(tenantName), backend.QueryRequest{Query: filter}, func(*backend.Row) error {
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
