@@ -13,9 +13,11 @@
 // sent before its push starts and expires by its send time, not its
 // timestamp (a back-stamped entry is never "late" before it was pushed);
 // a run has an end, after which every entry it sent is accounted for
-// (received, found by query or missing); and the metric test also
-// compares the count with the exact number of entries acknowledged in
-// the query's window (vloki reads its own writes).
+// (received, found by query or missing); an entry counts out of order
+// when the tail delivers it after one sent later (an entry never
+// delivered reorders nothing); and the metric test also compares the
+// count with the exact number of entries acknowledged in the query's
+// window (vloki reads its own writes).
 package canary
 
 import (
