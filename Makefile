@@ -2,17 +2,17 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
 	$(GO) run ./cmd/vloki -demo
 
-## test: everything CI runs (unit, integration on real VictoriaLogs, parity)
+## test: everything CI runs (unit, integration on real VictoriaLogs, parity, vloki's own canary); builds no AGPL module (VLOKI_NO_LOKI=1 makes scripts/loki-build.sh refuse)
 test: vet
 	scripts/test-deps.sh
-	$(GO) test -count=1 -timeout 40m ./...
-	cd deploy && $(GO) vet ./... && $(GO) test -count=1 ./...
+	VLOKI_NO_LOKI=1 $(GO) test -count=1 -timeout 40m ./...
+	cd deploy && $(GO) vet ./... && VLOKI_NO_LOKI=1 $(GO) test -count=1 ./...
 
 build:
 	$(GO) build -o bin/vloki ./cmd/vloki
@@ -70,10 +70,18 @@ parity-settle:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  $(GO) run ./cmd/parity settle -url $$LOKI_URL -dir parity -slices $(SETTLE_SLICES) -wait $(SETTLE_WAIT)
 
-## canary-record: loki-canary's figures against a fresh Loki v3.7.8, which TestLokiCanary compares vloki's with (not part of CI)
+## canary: vloki's own end-to-end checker (internal/canary) against vloki on every backend, held to loki-canary's figures against Loki (part of make test)
+canary:
+	$(GO) test -count=1 -run '^TestCanary$$' -v ./internal/integration/
+
+## canary-check: the real loki-canary against vloki on every backend, held to its figures against Loki (builds loki-canary from Loki's AGPL module; not part of CI)
+canary-check:
+	VLOKI_BUILD_LOKI=1 $(GO) test -count=1 -run '^TestLokiCanary$$' -v -timeout 10m ./internal/integration/
+
+## canary-record: loki-canary's figures against a fresh Loki v3.7.8, which TestCanary and TestLokiCanary hold vloki to (builds Loki and loki-canary; not part of CI)
 canary-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
-	  CANARY_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLokiCanary$$' -v -timeout 10m ./internal/integration/
+	  VLOKI_BUILD_LOKI=1 CANARY_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLokiCanary$$' -v -timeout 10m ./internal/integration/
 
 ## dedup-record: Loki's answers to repeated pushes, which TestDuplicatePushesMatchLoki compares vloki's with (not part of CI)
 dedup-record:

@@ -2,11 +2,18 @@
 # Builds a command of Loki v3.7.8 from the Go module proxy — loki itself
 # (the parity oracle) or loki-canary (its end-to-end checker) — and caches
 # the binary. Loki is AGPL: it is built and run beside vloki, never
-# imported or copied into it.
+# imported or copied into it, and only by opt-in targets outside make test
+# (which refuses it: VLOKI_NO_LOKI=1).
 #
 #   scripts/loki-build.sh               # prints loki's path
 #   scripts/loki-build.sh loki-canary   # prints loki-canary's path
 set -euo pipefail
+
+# make test sets VLOKI_NO_LOKI=1: nothing it runs may build Loki.
+if [[ ${VLOKI_NO_LOKI:-} == 1 ]]; then
+  echo "loki-build: refused (VLOKI_NO_LOKI=1): make test builds no AGPL module; only the recording and checking targets (make parity-record, canary-check, canary-record, …) build Loki" >&2
+  exit 1
+fi
 
 cmd=${1:-loki}
 case $cmd in loki | loki-canary) ;; *) echo "loki-build: unknown command $cmd" >&2; exit 2 ;; esac

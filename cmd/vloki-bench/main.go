@@ -6,6 +6,8 @@
 //	vloki-bench soak -now T -target vloki=http://…,pid=123 -clients 200 -duration 5m -push-rate 500
 //	vloki-bench each -now T -workloads heavy,compute -runs 15 -target vloki=http://… -target loki=http://…
 //	vloki-bench victoria-logs [-release v1.24.0]   (builds a supported release once; prints its path)
+//	vloki-bench canary -addr localhost:3100 -interval 100ms -duration 5m [-compare canary_loki.json]
+//	                                               (vloki's own end-to-end checker, loki-canary's flags)
 //
 // See make bench-load, which starts everything and runs both.
 package main
@@ -40,7 +42,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vloki-bench seed|run|soak|each|victoria-logs [flags]")
+		return fmt.Errorf("usage: vloki-bench seed|run|soak|each|victoria-logs|canary [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -55,8 +57,10 @@ func run(args []string) error {
 		return each(ctx, args[1:])
 	case "victoria-logs":
 		return victoriaLogs(args[1:])
+	case "canary":
+		return runCanary(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown command %q: want seed, run, soak, each or victoria-logs", args[0])
+	return fmt.Errorf("unknown command %q: want seed, run, soak, each, victoria-logs or canary", args[0])
 }
 
 // common are the flags both commands take.
