@@ -72,7 +72,7 @@ func (s *Server) minePatterns(ctx context.Context, q *loghttp.RangeQuery, now ti
 	res, err := s.d.Engine.Range(ctx, tenantFrom(ctx), engine.RangeRequest{
 		Expr: sel, Start: oldest, End: latest(now, q.End).Add(time.Nanosecond),
 		Limit: s.d.Patterns.MaxLines, Direction: exec.Backward, Categorize: true,
-		Metadata: []string{push.DetectedLevelLabel},
+		Metadata: []string{push.DetectedLevelLabel}, ShowDeleted: true,
 	})
 	if err != nil {
 		return nil, err

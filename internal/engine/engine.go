@@ -105,6 +105,9 @@ type RangeRequest struct {
 	// Metadata, when set, is the only structured metadata read (log
 	// queries of vloki's own rows).
 	Metadata []string
+	// ShowDeleted reads lines delete requests hide (patterns: Loki's
+	// pattern ingester ignores delete requests).
+	ShowDeleted bool
 }
 
 // InstantRequest is a query call.
@@ -143,7 +146,9 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 	if err != nil {
 		return nil, err
 	}
-	lq.Hide(e.Hidden(t))
+	if !req.ShowDeleted {
+		lq.Hide(e.Hidden(t))
+	}
 	if logQuerySized(sel, req.QueryTags) {
 		if err := e.checkBytesRead(ctx, t, sel, req.Start.UnixNano(), req.End.UnixNano()); err != nil {
 			return nil, contextError(ctx, err)

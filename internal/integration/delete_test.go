@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -192,20 +193,31 @@ func TestDeleteRequestErrors(t *testing.T) {
 }
 
 // TestDeleteRequestDeletesFromStorage: in filter-and-delete mode, once the
-// cancel period has passed, the rows are deleted from VictoriaLogs (label
-// values lose a stream gone whole), and the request is listed processed;
-// a backend without delete tasks refuses the request.
+// cancel period has passed, the rows are deleted from VictoriaLogs and so
+// from every read path — label values, series and volumes lose a stream
+// deleted whole, patterns its lines — and the request is listed
+// processed; a backend without delete tasks refuses the request.
 func TestDeleteRequestDeletesFromStorage(t *testing.T) {
-	for _, tg := range deleteTargets(t, "filter-and-delete", 0) {
+	targets := targetsWith(t, func(cfg *config.Config) {
+		cfg.Deletion.Mode, cfg.Deletion.CancelPeriod, cfg.Deletion.Dir = "filter-and-delete", 0, t.TempDir()
+		cfg.Patterns.Enabled = true
+	})
+	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
-			const tenant = "del-store"
-			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "gone"}, entry{ns(base), "a"}, entry{ns(base.Add(time.Second)), "b"}))
-			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "stays"}, entry{ns(base), "c"}))
-			if vals := labelValues(t, tg, tenant, "app"); vals != "gone,stays" {
-				t.Fatalf("label values before: %q", vals)
+			tenant := fmt.Sprintf("del-store-%d", time.Now().UnixNano())
+			at := time.Now().Add(-10 * time.Minute)
+			var gone []entry
+			for i := 0; i < 50; i++ { // enough for a pattern
+				gone = append(gone, entry{ns(at.Add(time.Duration(i) * time.Second)), fmt.Sprintf("user %d logged in from host-%d", i, i%7)})
+			}
+			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "gone"}, gone...))
+			tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "stays"}, entry{ns(at), "c"}))
+			paths := readPaths(t, tg, tenant, at)
+			if want := "values=gone,stays series=gone,stays volume=gone,stays patterns=1"; paths != want {
+				t.Fatalf("before: %s, want %s", paths, want)
 			}
 			r := tg.deleteCall(t, http.MethodPost, tenant, url.Values{"query": {`{app="gone"}`},
-				"start": {unixSeconds(base.Add(-time.Second))}, "end": {unixSeconds(base.Add(20 * time.Second))}})
+				"start": {unixSeconds(at.Add(-time.Minute))}, "end": {unixSeconds(at.Add(time.Minute))}})
 			if !canDelete(tg.name) {
 				if r.status != http.StatusNotImplemented || !strings.Contains(string(r.body), "-delete.enable") {
 					t.Fatalf("a backend without delete tasks: %d %s", r.status, r.body)
@@ -228,14 +240,65 @@ func TestDeleteRequestDeletesFromStorage(t *testing.T) {
 			if n := storedRows(t, tg, tenant, `{app="stays"}`); n != 1 {
 				t.Errorf("%d rows of the other stream stored, want 1", n)
 			}
-			if vals := labelValues(t, tg, tenant, "app"); vals != "stays" {
-				t.Errorf("label values after: %q", vals)
+			if paths, want := readPaths(t, tg, tenant, at), "values=stays series=stays volume=stays patterns=0"; paths != want {
+				t.Errorf("after: %s, want %s", paths, want)
 			}
 			r = tg.deleteCall(t, http.MethodDelete, tenant, url.Values{"request_id": {r.header.Get("X-Delete-Request-Id")}})
 			if r.status != http.StatusBadRequest || string(r.body) != "deletion of request which is in process or already processed is not allowed\n" {
 				t.Errorf("cancelling a processed request: %d %q", r.status, r.body)
 			}
 		})
+	}
+}
+
+// readPaths summarises what the index-like read paths answer around at:
+// app label values, series, volumes by app and the number of patterns of
+// {app="gone"}.
+func readPaths(t *testing.T, tg target, tenant string, at time.Time) string {
+	t.Helper()
+	span := url.Values{"start": {ns(at.Add(-time.Hour))}, "end": {ns(time.Now())}}
+	var values struct{ Data []string }
+	decodeJSON(t, tg.get(t, "/loki/api/v1/label/app/values", tenant, span, nil), &values)
+	var series struct{ Data []map[string]string }
+	decodeJSON(t, tg.get(t, "/loki/api/v1/series", tenant, with(span, "match[]", `{app=~".+"}`), nil), &series)
+	var volume struct {
+		Data struct {
+			Result []struct{ Metric map[string]string }
+		}
+	}
+	decodeJSON(t, tg.get(t, "/loki/api/v1/index/volume", tenant, with(span, "query", `{app=~".+"}`, "targetLabels", "app"), nil), &volume)
+	var pats struct{ Data []any }
+	decodeJSON(t, tg.get(t, "/loki/api/v1/patterns", tenant, with(span, "query", `{app="gone"}`), nil), &pats)
+	var s, v []string
+	for _, ls := range series.Data {
+		s = append(s, ls["app"])
+	}
+	for _, r := range volume.Data.Result {
+		v = append(v, r.Metric["app"])
+	}
+	sort.Strings(s)
+	sort.Strings(v)
+	return fmt.Sprintf("values=%s series=%s volume=%s patterns=%d", strings.Join(values.Data, ","), strings.Join(s, ","), strings.Join(v, ","), len(pats.Data))
+}
+
+func with(v url.Values, kv ...string) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = vs
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		out.Set(kv[i], kv[i+1])
+	}
+	return out
+}
+
+func decodeJSON(t *testing.T, r response, dst any) {
+	t.Helper()
+	if r.status != 200 {
+		t.Fatalf("status %d: %s", r.status, r.body)
+	}
+	if err := json.Unmarshal(r.body, dst); err != nil {
+		t.Fatalf("%v: %s", err, r.body)
 	}
 }
 

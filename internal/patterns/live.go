@@ -98,6 +98,21 @@ func (l *Live[T]) Series(t T, match func(model.Labels) bool, from, through, step
 	return tn.m.Series(match, from, through, step), true
 }
 
+// Forget drops the tenant's mined patterns: rows were deleted from
+// storage, whose patterns must go too. The tenant is mined from storage
+// from then on.
+func (l *Live[T]) Forget(t T) {
+	tn := l.tenant(t, false)
+	if tn == nil {
+		return
+	}
+	tn.mu.Lock()
+	defer tn.mu.Unlock()
+	l.streams.Add(-int64(len(tn.m.streams)))
+	tn.m = &Miner{streams: map[string]*stream{}, clock: l.wallClock}
+	tn.full = true
+}
+
 // Streams is how many streams the live miner holds.
 func (l *Live[T]) Streams() int { return int(l.streams.Load()) }
 

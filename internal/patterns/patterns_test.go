@@ -126,3 +126,25 @@ func TestLivePrunesRetainedWindow(t *testing.T) {
 		t.Fatalf("after the retained window: %v %+v, %d streams", ok, got, l.Streams())
 	}
 }
+
+// TestLiveForget: a tenant whose rows were deleted from storage loses its
+// mined patterns and is mined from storage from then on.
+func TestLiveForget(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := NewLive[string](10, func() time.Time { return now })
+	var s model.Stream
+	s.Labels = model.Labels{{Name: "app", Value: "a"}}
+	for i := range 40 {
+		s.Entries = append(s.Entries, model.Entry{TimestampNs: now.Add(time.Duration(i) * time.Second).UnixNano(), Line: fmt.Sprintf("request %d served in %d ms", i, i)})
+	}
+	l.Push("t", []model.Stream{s})
+	l.Push("u", []model.Stream{s})
+	l.Forget("t")
+	from, through := now.UnixMilli(), now.Add(time.Hour).UnixMilli()
+	if _, ok := l.Series("t", nil, from, through, 60_000); ok {
+		t.Error("a forgotten tenant is answered from memory")
+	}
+	if got, ok := l.Series("u", nil, from, through, 60_000); !ok || len(Prune(got)) != 1 || l.Streams() != 1 {
+		t.Errorf("another tenant: %v %+v, %d streams", ok, got, l.Streams())
+	}
+}

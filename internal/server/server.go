@@ -168,7 +168,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		MaxBufferedBytes:  cfg.Limits.MaxQueryBufferedBytes,
 		MaxQueryBytesRead: cfg.Limits.MaxQueryBytesRead,
 	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m, acks))
-	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams)
+	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams, livePatterns)
 	if err != nil {
 		return nil, err
 	}
@@ -215,7 +215,8 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 // newDeletes serves Loki's delete API from the requests kept in
 // deletion.dir and, in filter-and-delete mode, deletes their rows from
 // storage once their cancel period has passed (stop ends that).
-func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *frontend.Frontend, streams *streamindex.Index) (*deletion.Service, func(), error) {
+func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *frontend.Frontend, streams *streamindex.Index,
+	livePatterns *patterns.Live[backend.Tenant]) (*deletion.Service, func(), error) {
 	dir := cfg.Deletion.Dir
 	if dir == "" {
 		dir = filepath.Join(cfg.Storage.Path, "deletes")
@@ -235,6 +236,9 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 			changed(t)
 			if streams != nil {
 				streams.Forget(t)
+			}
+			if livePatterns != nil {
+				livePatterns.Forget(t)
 			}
 		}}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -172,3 +172,23 @@ func TestLinesBudgetAndRestart(t *testing.T) {
 		t.Fatalf("[101, 130] after the restart: %d bytes, ok %v", n, ok)
 	}
 }
+
+// TestForgetDefersToStorage: after rows were deleted from storage the
+// index answers nothing it knew; the horizon is read again.
+func TestForgetDefersToStorage(t *testing.T) {
+	ix := New(Config{MaxStreams: 10, Horizon: horizonAt(-1)})
+	ix.Prepare(context.Background(), tn)
+	ix.Acked(tn, pushed(lbls("app", "a"), 100, 200))
+	req := Request{Start: 50, End: 250, Name: "app"}
+	if v, ok, _ := ix.Answer(context.Background(), tn, req); !ok || !slices.Equal(v, []string{"a"}) {
+		t.Fatalf("before: %v %v", v, ok)
+	}
+	ix.Forget(tn)
+	ix.cfg.Horizon = horizonAt(200) // the storage still holds rows up to 200
+	if v, ok, _ := ix.Answer(context.Background(), tn, req); ok {
+		t.Errorf("after Forget: answered %v from memory", v)
+	}
+	if ix.Streams() != 0 {
+		t.Errorf("%d streams kept", ix.Streams())
+	}
+}
