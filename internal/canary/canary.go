@@ -317,6 +317,14 @@ func (k *Canary) metricTest(ctx context.Context) {
 	}
 }
 
+// reconnect counts a reconnection of the tail and notes why.
+func (k *Canary) reconnect(format string, err error) {
+	k.b.update(func(r *Report) { r.Reconnects++ })
+	k.b.mu.Lock()
+	k.b.finding(format, err)
+	k.b.mu.Unlock()
+}
+
 // follow reads the tail until ctx ends, opening it again whenever it
 // breaks (from then on: what was pushed meanwhile is the queries' job).
 func (k *Canary) follow(ctx context.Context, conn *websocket.Conn) {
@@ -325,10 +333,7 @@ func (k *Canary) follow(ctx context.Context, conn *websocket.Conn) {
 		if ctx.Err() != nil {
 			return
 		}
-		k.b.update(func(r *Report) { r.Reconnects++ })
-		k.b.mu.Lock()
-		k.b.finding("tail broke (%v): reconnecting", err)
-		k.b.mu.Unlock()
+		k.reconnect("tail broke (%v): reconnecting", err)
 		for {
 			if !sleep(ctx, 500*time.Millisecond) {
 				return
@@ -339,10 +344,7 @@ func (k *Canary) follow(ctx context.Context, conn *websocket.Conn) {
 			if ctx.Err() != nil {
 				return
 			}
-			k.b.update(func(r *Report) { r.Reconnects++ })
-			k.b.mu.Lock()
-			k.b.finding("reconnecting the tail: %v", err)
-			k.b.mu.Unlock()
+			k.reconnect("reconnecting the tail: %v", err)
 		}
 	}
 }

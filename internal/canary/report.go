@@ -45,19 +45,23 @@ type Report struct {
 	Findings []string
 }
 
-// FailureCounters are the counters of wrong answers, loki-canary's and
-// the checker's own (which loki-canary's record lacks, so 0 is allowed).
-var FailureCounters = []string{
+// LokiFailureCounters are loki-canary's counters of wrong answers.
+var LokiFailureCounters = []string{
 	"loki_canary_ws_reconnects_total",
 	"loki_canary_websocket_missing_entries_total",
 	"loki_canary_missing_entries_total",
 	"loki_canary_unexpected_entries_total",
 	"loki_canary_duplicate_entries_total",
 	"loki_canary_spot_check_missing_entries_total",
+}
+
+// FailureCounters are the counters of wrong answers, loki-canary's and
+// the checker's own (which loki-canary's record lacks, so 0 is allowed).
+var FailureCounters = append(slices.Clone(LokiFailureCounters),
 	"vloki_canary_metric_test_miscounts_total",
 	"vloki_canary_push_errors_total",
 	"vloki_canary_query_errors_total",
-}
+)
 
 // Counters are the figures by metric name.
 func (r *Report) Counters() map[string]float64 {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/cachetest"
+	"github.com/vloki/vloki/internal/canary"
 	"github.com/vloki/vloki/internal/config"
 )
 
@@ -42,14 +43,7 @@ func canaryArgs(addr string, metricsPort int) []string {
 }
 
 // canaryFailures are the counters that count a wrong answer.
-var canaryFailures = []string{
-	"loki_canary_ws_reconnects_total",
-	"loki_canary_websocket_missing_entries_total",
-	"loki_canary_missing_entries_total",
-	"loki_canary_unexpected_entries_total",
-	"loki_canary_duplicate_entries_total",
-	"loki_canary_spot_check_missing_entries_total",
-}
+var canaryFailures = canary.LokiFailureCounters
 
 // canaryRecord is what the canary reported against one server.
 type canaryRecord struct {

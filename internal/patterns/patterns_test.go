@@ -111,11 +111,7 @@ func add(m *Miner, ts int64, text, level string) {
 func TestLivePrunesRetainedWindow(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	l := NewLive[string](10, func() time.Time { return now })
-	var s model.Stream
-	s.Labels = model.Labels{{Name: "app", Value: "a"}}
-	for i := range 40 {
-		s.Entries = append(s.Entries, model.Entry{TimestampNs: now.Add(time.Duration(i) * time.Second).UnixNano(), Line: fmt.Sprintf("request %d served in %d ms", i, i)})
-	}
+	s := servedRequests(now)
 	l.Push("t", []model.Stream{s})
 	from, through := now.UnixMilli(), now.Add(time.Hour).UnixMilli()
 	if got, ok := l.Series("t", nil, from, through, 60_000); !ok || len(Prune(got)) != 1 {
@@ -132,11 +128,7 @@ func TestLivePrunesRetainedWindow(t *testing.T) {
 func TestLiveForget(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	l := NewLive[string](10, func() time.Time { return now })
-	var s model.Stream
-	s.Labels = model.Labels{{Name: "app", Value: "a"}}
-	for i := range 40 {
-		s.Entries = append(s.Entries, model.Entry{TimestampNs: now.Add(time.Duration(i) * time.Second).UnixNano(), Line: fmt.Sprintf("request %d served in %d ms", i, i)})
-	}
+	s := servedRequests(now)
 	l.Push("t", []model.Stream{s})
 	l.Push("u", []model.Stream{s})
 	l.Forget("t")
@@ -147,4 +139,15 @@ func TestLiveForget(t *testing.T) {
 	if got, ok := l.Series("u", nil, from, through, 60_000); !ok || len(Prune(got)) != 1 || l.Streams() != 1 {
 		t.Errorf("another tenant: %v %+v, %d streams", ok, got, l.Streams())
 	}
+}
+
+// servedRequests is a stream of 40 lines of one pattern, a second apart
+// from now.
+func servedRequests(now time.Time) model.Stream {
+	var s model.Stream
+	s.Labels = model.Labels{{Name: "app", Value: "a"}}
+	for i := range 40 {
+		s.Entries = append(s.Entries, model.Entry{TimestampNs: now.Add(time.Duration(i) * time.Second).UnixNano(), Line: fmt.Sprintf("request %d served in %d ms", i, i)})
+	}
+	return s
 }
