@@ -73,6 +73,9 @@ type Deps struct {
 	// Deletes serves Loki's delete API (nil: its routes are absent, as in
 	// a Loki without retention).
 	Deletes *deletion.Service
+	// Ruler serves Loki's ruler API from a rule store (nil: the YAML
+	// routes are absent and the Prometheus ones list no rule groups).
+	Ruler *Ruler
 }
 
 // Server is the HTTP API.
@@ -152,6 +155,16 @@ func (s *Server) routes() []route {
 		{"/prometheus/api/v1/rules", "rules", s.rules},
 		{"/prometheus/api/v1/alerts", "alerts", s.alerts},
 	}
+	if s.d.Ruler != nil {
+		for i := range routes {
+			switch routes[i].name {
+			case "rules":
+				routes[i].h = s.promRules
+			case "alerts":
+				routes[i].h = s.promAlerts
+			}
+		}
+	}
 	if s.d.Deletes != nil { // as in Loki, absent unless deletion is on
 		routes = append(routes,
 			route{"/loki/api/v1/delete", "delete", s.deleteRequests},
@@ -170,5 +183,17 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("/", s.instrument("not_found", func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "404 page not found\n")
 	}))
-	return mux
+	if s.d.Ruler == nil {
+		return mux
+	}
+	// The YAML rules API is routed as Loki's gorilla/mux routes it, on
+	// the decoded path; Go's ServeMux would keep %2F in one segment.
+	rulesConfig := s.instrument("rules_config", s.rulesConfig)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if isRulesConfigPath(r.URL.Path) {
+			rulesConfig.ServeHTTP(w, r)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
 }

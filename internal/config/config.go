@@ -30,6 +30,7 @@ type Config struct {
 	Memory         Memory         `yaml:"memory"`
 	Patterns       Patterns       `yaml:"patterns"`
 	Deletion       Deletion       `yaml:"deletion"`
+	Ruler          Ruler          `yaml:"ruler"`
 	Log            Log            `yaml:"log"`
 	// Demo feeds a few services' logs in continuously.
 	Demo bool `yaml:"demo"`
@@ -229,6 +230,38 @@ type Deletion struct {
 	Dir string `yaml:"dir"`
 }
 
+// Ruler is Loki's ruler block, as far as vloki serves it: the rules API
+// over a rule store in Loki's local layout (<dir>/<tenant>/<namespace>),
+// writable through the API unless read_only.
+type Ruler struct {
+	// EnableAPI is Loki's ruler.enable_api: the rules routes exist.
+	EnableAPI bool `yaml:"enable_api"`
+	// EvaluationInterval is Loki's ruler.evaluation_interval, the
+	// interval of groups that set none.
+	EvaluationInterval time.Duration `yaml:"evaluation_interval"`
+	Storage            RulerStorage  `yaml:"storage"`
+	// MaxRulesPerRuleGroup and MaxRuleGroupsPerTenant are Loki's
+	// limits_config ruler_max_rules_per_rule_group and
+	// ruler_max_rule_groups_per_tenant (0: unlimited).
+	MaxRulesPerRuleGroup   int `yaml:"max_rules_per_rule_group"`
+	MaxRuleGroupsPerTenant int `yaml:"max_rule_groups_per_tenant"`
+}
+
+// RulerStorage is Loki's ruler.storage with its local backend.
+type RulerStorage struct {
+	Local RulerLocal `yaml:"local"`
+}
+
+// RulerLocal is Loki's ruler.storage.local.
+type RulerLocal struct {
+	// Directory holds <tenant>/<namespace file> (empty:
+	// <storage.path>/rules).
+	Directory string `yaml:"directory"`
+	// ReadOnly answers writes and single-group reads as Loki's local
+	// store does ("… unsupported in rule local store"), for parity.
+	ReadOnly bool `yaml:"read_only"`
+}
+
 // Memory bounds the whole process. vloki usually shares its machine (with
 // VictoriaLogs, or with other services): VictoriaMetrics' default of 60%
 // of the machine for caches alone is too much for such a process.
@@ -272,6 +305,7 @@ func Default() Config {
 		},
 		Tail:     Tail{Backend: "auto"},
 		Deletion: Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
+		Ruler:    Ruler{EnableAPI: true, EvaluationInterval: time.Minute},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
@@ -346,6 +380,10 @@ func (c Config) Validate() error {
 		return errors.New("limits.max_entries_limit_per_query must be > 0")
 	case c.Deletion.Mode != "disabled" && c.Deletion.Mode != "filter-only" && c.Deletion.Mode != "filter-and-delete":
 		return fmt.Errorf("deletion.mode %q: want disabled, filter-only or filter-and-delete", c.Deletion.Mode)
+	case c.Ruler.EvaluationInterval <= 0:
+		return errors.New("ruler.evaluation_interval must be > 0")
+	case c.Ruler.MaxRulesPerRuleGroup < 0 || c.Ruler.MaxRuleGroupsPerTenant < 0:
+		return errors.New("ruler.max_rules_per_rule_group and ruler.max_rule_groups_per_tenant must be >= 0")
 	case c.Deletion.CancelPeriod < 0 || c.Deletion.MaxInterval < 0:
 		return errors.New("deletion.cancel_period and deletion.max_interval must be >= 0")
 	case c.Storage.FlushInterval < time.Second:

@@ -24,6 +24,7 @@ import (
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/dedup"
 	"github.com/vloki/vloki/internal/deletion"
+	"github.com/vloki/vloki/internal/ruler/rulestore"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
@@ -181,6 +182,12 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return metrics.RuntimeFigures{QueriesRunning: running, QueriesWaiting: waiting,
 			LiveTails: tails.Subscribers(), BackendTails: backendTails.Active(), BackendUnreachable: c.Unreachable()}
 	})
+	ruler, err := newRuler(cfg, log)
+	if err != nil {
+		stopDeletes()
+		closeFn()
+		return nil, err
+	}
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		Streams: streams, Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: backendTails, Visibility: visible, Frontend: front,
@@ -191,6 +198,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		Patterns:                api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines, Live: livePatterns},
 		MaxQueryLength:          cfg.Limits.MaxQueryLength,
 		Deletes:                 deletes,
+		Ruler:                   ruler,
 		DrilldownLimits: api.DrilldownLimits{
 			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
 			MaxQuerySeries:          cfg.Limits.MaxQuerySeries,
@@ -245,6 +253,24 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx, processInterval(cfg.Deletion.CancelPeriod)) }()
 	return svc, func() { cancel(); <-done }, nil
+}
+
+// newRuler serves Loki's rules API from the rule store (nil when
+// ruler.enable_api is off).
+func newRuler(cfg config.Config, log *slog.Logger) (*api.Ruler, error) {
+	if !cfg.Ruler.EnableAPI {
+		return nil, nil
+	}
+	dir := cfg.Ruler.Storage.Local.Directory
+	if dir == "" {
+		dir = filepath.Join(cfg.Storage.Path, "rules")
+	}
+	store, err := rulestore.Open(dir, cfg.Ruler.Storage.Local.ReadOnly, log)
+	if err != nil {
+		return nil, err
+	}
+	return &api.Ruler{Store: store, EvaluationInterval: cfg.Ruler.EvaluationInterval,
+		MaxRulesPerRuleGroup: cfg.Ruler.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: cfg.Ruler.MaxRuleGroupsPerTenant}, nil
 }
 
 // processInterval is how often due delete requests are looked for: a
