@@ -1,0 +1,317 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/logql"
+)
+
+// The texts, codes and layouts below are Loki v3.7.8's ruler's, as
+// ../shared/reference/loki-ruler.md records them (§1, §3).
+
+// rulerTargets are vloki on every backend with the ruler API over a rule
+// directory of the test's.
+func rulerTargets(t *testing.T, change func(*config.Ruler)) ([]target, string) {
+	dir := t.TempDir()
+	return targetsWith(t, func(cfg *config.Config) {
+		cfg.Ruler.Storage.Local.Directory = dir
+		if change != nil {
+			change(&cfg.Ruler)
+		}
+	}), dir
+}
+
+// rulerDo sends a request as given (no redirect followed, the path not
+// re-encoded).
+func (tg target) rulerDo(t *testing.T, method, rawPath, tenantID, body string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, tg.url+rawPath, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tenantID != "" {
+		req.Header.Set("X-Scope-OrgID", tenantID)
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, header: resp.Header, body: b}
+}
+
+func expectAnswer(t *testing.T, what string, r response, status int, contentType, body string) {
+	t.Helper()
+	if r.status != status || r.header.Get("Content-Type") != contentType || string(r.body) != body {
+		t.Errorf("%s: %d %q %q\nwant %d %q %q", what, r.status, r.header.Get("Content-Type"), r.body, status, contentType, body)
+	}
+}
+
+const (
+	accepted    = `{"status":"success","data":null,"errorType":"","error":""}`
+	textPlain   = "text/plain; charset=utf-8"
+	appJSON     = "application/json"
+	appYAML     = "application/yaml"
+	noGroups    = `{"status":"success","data":{"groups":[]},"errorType":"","error":""}`
+	groupG1Body = `name: g1
+interval: 1m30s
+rules:
+  - alert: HighErrors
+    expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
+    for: 2m
+    labels:
+      severity: page
+    annotations:
+      summary: '{{ $labels.app }} has {{ $value }} errors'
+    keep_firing_for: 5m
+  - record: app:errors:rate5m
+    expr: sum by (app) (rate({app="api"}[5m]))
+`
+	groupG1Listed = `    - name: g1
+      interval: 1m30s
+      rules:
+        - alert: HighErrors
+          expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
+          for: 2m
+          labels:
+            severity: page
+          annotations:
+            summary: '{{ $labels.app }} has {{ $value }} errors'
+        - record: app:errors:rate5m
+          expr: sum by (app) (rate({app="api"}[5m]))
+`
+)
+
+// grafanaGroup is what Grafana's backend decodes a rules answer into,
+// with unknown keys refused (lotex_ruler.go, yamlExtractor).
+type grafanaGroup struct {
+	Name                          string         `yaml:"name"`
+	Interval                      string         `yaml:"interval"`
+	Rules                         []grafanaRule  `yaml:"rules"`
+	SourceTenants                 []string       `yaml:"source_tenants"`
+	EvaluationDelay               string         `yaml:"evaluation_delay"`
+	QueryOffset                   string         `yaml:"query_offset"`
+	AlignEvaluationTimeOnInterval bool           `yaml:"align_evaluation_time_on_interval"`
+	Limit                         int            `yaml:"limit"`
+	_                             map[string]any `yaml:"-"`
+}
+
+type grafanaRule struct {
+	Record        string            `yaml:"record"`
+	Alert         string            `yaml:"alert"`
+	Expr          string            `yaml:"expr"`
+	For           string            `yaml:"for"`
+	KeepFiringFor string            `yaml:"keep_firing_for"`
+	Labels        map[string]string `yaml:"labels"`
+	Annotations   map[string]string `yaml:"annotations"`
+	GrafanaAlert  map[string]any    `yaml:"grafana_alert"`
+}
+
+func grafanaDecodes(t *testing.T, body []byte, into any) {
+	t.Helper()
+	dec := yaml.NewDecoder(bytes.NewReader(body))
+	dec.KnownFields(true)
+	if err := dec.Decode(into); err != nil {
+		t.Errorf("Grafana's strict decoding fails: %v\n%s", err, body)
+	}
+}
+
+func canonical(t *testing.T, q string) string {
+	e, err := logql.ParseExpr(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(e.String())
+	return string(b)
+}
+
+// TestRulerGrafanaSequence: Grafana's probe, list, create, read back and
+// delete through the legacy prefix it uses, and the state read.
+func TestRulerGrafanaSequence(t *testing.T) {
+	targets, _ := rulerTargets(t, nil)
+	for i, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			ten := "ruler-graf-" + string(rune('a'+i)) // the targets share the rule directory
+			expectAnswer(t, "rules before", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", ten, ""), 200, appJSON, noGroups)
+			// The probe finds a writable ruler: 404 "group does not exist".
+			expectAnswer(t, "probe", tg.rulerDo(t, "GET", "/api/prom/rules/test/test", ten, ""), 404, textPlain, "group does not exist\n")
+			expectAnswer(t, "empty list", tg.rulerDo(t, "GET", "/api/prom/rules", ten, ""), 404, textPlain, "no rule groups found\n")
+			expectAnswer(t, "create g1", tg.rulerDo(t, "POST", "/api/prom/rules/ns%201", ten, groupG1Body), 202, appJSON, accepted)
+			expectAnswer(t, "create g0", tg.rulerDo(t, "POST", "/api/prom/rules/a-ns", ten, "name: g0\nrules:\n  - record: x\n    expr: vector(1)\n"), 202, appJSON, accepted)
+			list := "a-ns:\n    - name: g0\n      rules:\n        - record: x\n          expr: vector(1)\nns 1:\n" + groupG1Listed
+			r := tg.rulerDo(t, "GET", "/api/prom/rules", ten, "")
+			expectAnswer(t, "list", r, 200, appYAML, list)
+			var all map[string][]grafanaGroup
+			grafanaDecodes(t, r.body, &all)
+			expectAnswer(t, "namespace", tg.rulerDo(t, "GET", "/loki/api/v1/rules/ns%201", ten, ""), 200, appYAML, "ns 1:\n"+groupG1Listed)
+			r = tg.rulerDo(t, "GET", "/api/prom/rules/ns%201/g1", ten, "")
+			// The bare group document, with the same 4-space indentation.
+			want := `name: g1
+interval: 1m30s
+rules:
+    - alert: HighErrors
+      expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
+      for: 2m
+      labels:
+        severity: page
+      annotations:
+        summary: '{{ $labels.app }} has {{ $value }} errors'
+    - record: app:errors:rate5m
+      expr: sum by (app) (rate({app="api"}[5m]))
+`
+			expectAnswer(t, "group", r, 200, appYAML, want)
+			var one grafanaGroup
+			grafanaDecodes(t, r.body, &one)
+
+			q1 := canonical(t, `sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10`)
+			q2 := canonical(t, `sum by (app) (rate({app="api"}[5m]))`)
+			never := `"health":"unknown","lastError":"",`
+			zero := `"lastEvaluation":"0001-01-01T00:00:00Z","evaluationTime":0`
+			g0 := `{"name":"g0","file":"a-ns","rules":[{"name":"x","query":` + canonical(t, "vector(1)") + `,"labels":{},` + never + `"type":"recording",` + zero + `}],"interval":60,"limit":0,` + zero + `}`
+			alert := `{"state":"inactive","name":"HighErrors","query":` + q1 + `,"duration":120,"labels":{"severity":"page"},` +
+				`"annotations":{"summary":"{{ $labels.app }} has {{ $value }} errors"},"alerts":[],` + never + `"type":"alerting",` + zero + `}`
+			record := `{"name":"app:errors:rate5m","query":` + q2 + `,"labels":{},` + never + `"type":"recording",` + zero + `}`
+			g1 := func(rules string) string {
+				return `{"name":"g1","file":"ns 1","rules":[` + rules + `],"interval":90,"limit":0,` + zero + `}`
+			}
+			groups := func(gs ...string) string {
+				return `{"status":"success","data":{"groups":[` + strings.Join(gs, ",") + `]},"errorType":"","error":""}`
+			}
+			expectAnswer(t, "state", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", ten, ""), 200, appJSON, groups(g0, g1(alert+","+record)))
+			expectAnswer(t, "type=alert", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?type=ALERT", ten, ""), 200, appJSON, groups(g1(alert)))
+			expectAnswer(t, "type=record&file", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?type=record&file=ns+1", ten, ""), 200, appJSON, groups(g1(record)))
+			expectAnswer(t, "rule_name", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?rule_name=x&rule_name=HighErrors", ten, ""), 200, appJSON, groups(g0, g1(alert)))
+			expectAnswer(t, "rule_group", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?rule_group=g0", ten, ""), 200, appJSON, groups(g0))
+			expectAnswer(t, "type=bogus", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?type=Bogus", ten, ""), 400, textPlain,
+				`{"status":"error","data":null,"errorType":"bad_data","error":"not supported value \"bogus\""}`)
+			expectAnswer(t, "alerts", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", ten, ""), 200, appJSON,
+				`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`)
+			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/api/prom/rules", "ruler-other", ""), 404, textPlain, "no rule groups found\n")
+
+			expectAnswer(t, "delete group", tg.rulerDo(t, "DELETE", "/api/prom/rules/ns%201/g1", ten, ""), 202, appJSON, accepted)
+			expectAnswer(t, "delete group again", tg.rulerDo(t, "DELETE", "/api/prom/rules/ns%201/g1", ten, ""), 404, textPlain, "group does not exist\n")
+			expectAnswer(t, "delete namespace", tg.rulerDo(t, "DELETE", "/loki/api/v1/rules/a-ns", ten, ""), 202, appJSON, accepted)
+			expectAnswer(t, "delete namespace again", tg.rulerDo(t, "DELETE", "/loki/api/v1/rules/a-ns", ten, ""), 404, textPlain, "group namespace does not exist\n")
+			expectAnswer(t, "list after", tg.rulerDo(t, "GET", "/api/prom/rules", ten, ""), 404, textPlain, "no rule groups found\n")
+			expectAnswer(t, "rules after", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", ten, ""), 200, appJSON, noGroups)
+		})
+	}
+}
+
+// TestRulerErrors: validation texts, routing of encoded names, wrong
+// methods, path traversal and tenants, as Loki answers them.
+func TestRulerErrors(t *testing.T) {
+	targets, _ := rulerTargets(t, func(r *config.Ruler) { r.MaxRuleGroupsPerTenant = 1; r.MaxRulesPerRuleGroup = 2 })
+	for i, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			ten := "ruler-err-" + string(rune('a'+i)) // the targets share the rule directory
+			post := func(path, body string) response { return tg.rulerDo(t, "POST", path, ten, body) }
+			expectAnswer(t, "bad yaml", post("/loki/api/v1/rules/ns", "name: ["), 400, textPlain, "unable to decoded rule group\n")
+			expectAnswer(t, "invalid", post("/loki/api/v1/rules/ns", "name: g\nrules:\n  - record: r\n    expr: vector(1)\n    for: 1m\n  - alert: A\n"),
+				400, textPlain, "invalid field 'for' in recording rule, field 'expr' must be set in rule\n")
+			r := post("/loki/api/v1/rules/ns", "name: g\nrules:\n  - alert: A\n    expr: 'sum(rate({app=\"x\"}[1m])'\n")
+			if r.status != 400 || !strings.HasPrefix(string(r.body), "could not parse expression for alert 'A' in group 'g': parse error") {
+				t.Errorf("LogQL parse error: %d %q", r.status, r.body)
+			}
+			expectAnswer(t, "empty name", post("/loki/api/v1/rules/ns", "rules: []\n"), 400, textPlain, "group 0: Groupname must not be empty\n")
+			expectAnswer(t, "too many rules", post("/loki/api/v1/rules/ns", "name: g\nrules:\n  - record: a\n    expr: vector(1)\n  - record: b\n    expr: vector(1)\n  - record: c\n    expr: vector(1)\n"),
+				400, textPlain, "per-user rules per rule group limit (limit: 2 actual: 3) exceeded\n")
+			expectAnswer(t, "log query accepted", post("/loki/api/v1/rules/ns", "name: g\nrules:\n  - alert: A\n    expr: '{app=\"x\"} |= \"e\"'\n"), 202, appJSON, accepted)
+			// Loki counts the group anew even when it replaces one.
+			expectAnswer(t, "too many groups", post("/loki/api/v1/rules/ns", "name: g\nrules: []\n"),
+				400, textPlain, "per-user rule groups limit (limit: 1 actual: 2) exceeded\n")
+
+			// %2F is decoded before routing: a/b is namespace a, group b.
+			expectAnswer(t, "encoded slash GET", tg.rulerDo(t, "GET", "/loki/api/v1/rules/ns%2Fg", ten, ""), 200, appYAML,
+				"name: g\nrules:\n    - alert: A\n      expr: '{app=\"x\"} |= \"e\"'\n")
+			expectAnswer(t, "encoded slash POST", post("/loki/api/v1/rules/a%2Fb", "name: g\n"), 405, "", "")
+			if r := post("/loki/api/v1/rules/a%2Fb", "name: g\n"); r.header.Get("Allow") != "" {
+				t.Errorf("405 with an Allow header: %v", r.header)
+			}
+			expectAnswer(t, "PUT list", tg.rulerDo(t, "PUT", "/loki/api/v1/rules", ten, ""), 405, "", "")
+			expectAnswer(t, "POST group", tg.rulerDo(t, "POST", "/api/prom/rules/ns/g", ten, ""), 405, "", "")
+			expectAnswer(t, "POST prometheus", tg.rulerDo(t, "POST", "/prometheus/api/v1/rules", ten, ""), 405, "", "")
+			expectAnswer(t, "three segments", tg.rulerDo(t, "GET", "/loki/api/v1/rules/a/b/c", ten, ""), 404, textPlain, "404 page not found\n")
+			expectAnswer(t, "trailing slash", tg.rulerDo(t, "GET", "/loki/api/v1/rules/", ten, ""), 404, textPlain, "404 page not found\n")
+			r = tg.rulerDo(t, "DELETE", "/loki/api/v1/rules/ns/..%2Fx", ten, "")
+			if r.status != 301 || r.header.Get("Location") != "/loki/api/v1/rules/x" || len(r.body) != 0 {
+				t.Errorf("unclean path: %d %v %q", r.status, r.header.Get("Location"), r.body)
+			}
+			serverError := func(msg string) string {
+				return `{"status":"error","data":null,"errorType":"server_error","error":"` + msg + `"}`
+			}
+			expectAnswer(t, "namespace traversal", tg.rulerDo(t, "GET", "/loki/api/v1/rules/..%252Fx", ten, ""), 500, textPlain,
+				serverError("invalid namespace: path traversal not allowed"))
+			expectAnswer(t, "group traversal", tg.rulerDo(t, "DELETE", "/loki/api/v1/rules/ns/..%252F..%252Fx", ten, ""), 500, textPlain,
+				serverError("invalid groupname: path traversal not allowed"))
+			expectAnswer(t, "several tenants, YAML", tg.rulerDo(t, "GET", "/loki/api/v1/rules", "a|b", ""), 500, textPlain, serverError("no org id"))
+			expectAnswer(t, "several tenants, JSON", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", "a|b", ""), 400, textPlain,
+				`{"status":"error","data":null,"errorType":"bad_data","error":"too many org ids found"}`)
+			expectAnswer(t, "several tenants, alerts", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", "a|b", ""), 400, appJSON,
+				`{"status":"error","data":null,"errorType":"bad_data","error":"too many org ids found"}`)
+			if r := tg.rulerDo(t, "GET", "/loki/api/v1/rules", "", ""); r.status != 401 || string(r.body) != "no org id\n" {
+				t.Errorf("no tenant: %d %q", r.status, r.body)
+			}
+		})
+	}
+}
+
+// TestRulerReadsLokiFiles: files written in Loki's local layout are
+// served; a bad one fails its namespace only, visibly.
+func TestRulerReadsLokiFiles(t *testing.T) {
+	targets, dir := rulerTargets(t, nil)
+	td := filepath.Join(dir, "ruler-files")
+	if err := os.MkdirAll(td, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good := "groups:\n  - name: g\n    rules:\n      - record: r\n        expr: vector(1)\n"
+	for name, body := range map[string]string{"good.yaml": good, "bad.yaml": "groups:\n  - name: g\n    nope: 1\n"} {
+		if err := os.WriteFile(filepath.Join(td, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			expectAnswer(t, "list", tg.rulerDo(t, "GET", "/api/prom/rules", "ruler-files", ""), 200, appYAML,
+				"good.yaml:\n    - name: g\n      rules:\n        - record: r\n          expr: vector(1)\n")
+			p := filepath.Join(td, "bad.yaml")
+			r := tg.rulerDo(t, "GET", "/api/prom/rules/bad.yaml", "ruler-files", "")
+			if r.status != 400 || !strings.HasPrefix(string(r.body), "error parsing "+p+": "+p+": yaml: unmarshal errors:") {
+				t.Errorf("bad namespace: %d %q", r.status, r.body)
+			}
+			r = tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", "ruler-files", "")
+			if r.status != 200 || !strings.Contains(string(r.body), `"file":"good.yaml"`) || strings.Contains(string(r.body), "bad.yaml") {
+				t.Errorf("state: %d %s", r.status, r.body)
+			}
+		})
+	}
+}
+
+// TestRulerReadOnly: Loki's read-only local store; Grafana's probe then
+// shows the rules read-only.
+func TestRulerReadOnly(t *testing.T) {
+	targets, _ := rulerTargets(t, func(r *config.Ruler) { r.Storage.Local.ReadOnly = true })
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			expectAnswer(t, "probe", tg.rulerDo(t, "GET", "/api/prom/rules/test/test", "ro", ""), 400, textPlain, "GetRuleGroup unsupported in rule local store\n")
+			expectAnswer(t, "set", tg.rulerDo(t, "POST", "/api/prom/rules/ns", "ro", "name: g\nrules: []\n"), 500, textPlain, "SetRuleGroup unsupported in rule local store\n")
+			expectAnswer(t, "delete", tg.rulerDo(t, "DELETE", "/api/prom/rules/ns", "ro", ""), 500, textPlain,
+				`{"status":"error","data":null,"errorType":"server_error","error":"DeleteNamespace unsupported in rule local store"}`)
+		})
+	}
+}
