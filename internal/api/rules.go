@@ -236,8 +236,12 @@ func (s *Server) listRules(w http.ResponseWriter, r *http.Request, tenant, names
 	}
 	filter, ok := parseRuleLabels(r.Form.Get("labels"))
 	if !ok {
-		// Loki's parseLabels indexes past the end and panics.
+		// Loki's parseLabels indexes past the end of a pair without a
+		// colon; its recovery middleware answers the panic.
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte("error while processing request: runtime error: index out of range [1] with length 1"))
 		return
 	}
 	st := s.d.Ruler.Store

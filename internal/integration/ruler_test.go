@@ -201,6 +201,10 @@ rules:
 				`{"status":"error","data":null,"errorType":"bad_data","error":"not supported value \"bogus\""}`)
 			expectAnswer(t, "alerts", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", ten, ""), 200, appJSON,
 				`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`)
+			expectAnswer(t, "labels filter", tg.rulerDo(t, "GET", "/api/prom/rules?labels=severity:page,x:y", ten, ""), 200, appYAML,
+				"ns 1:\n    - name: g1\n      interval: 1m30s\n      rules:\n"+strings.Join(strings.SplitAfter(groupG1Listed, "\n")[3:10], ""))
+			expectAnswer(t, "labels filter without a colon", tg.rulerDo(t, "GET", "/api/prom/rules?labels=severity", ten, ""), 500, textPlain,
+				"error while processing request: runtime error: index out of range [1] with length 1")
 			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/api/prom/rules", "ruler-other", ""), 404, textPlain, "no rule groups found\n")
 
 			expectAnswer(t, "delete group", tg.rulerDo(t, "DELETE", "/api/prom/rules/ns%201/g1", ten, ""), 202, appJSON, accepted)
