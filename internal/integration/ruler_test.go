@@ -302,6 +302,10 @@ func TestRulerReadsLokiFiles(t *testing.T) {
 			if r.status != 200 || !strings.Contains(string(r.body), `"file":"good.yaml"`) || strings.Contains(string(r.body), "bad.yaml") {
 				t.Errorf("state: %d %s", r.status, r.body)
 			}
+			// The two listings above each left the bad file out, counted.
+			if r := tg.rulerDo(t, "GET", "/metrics", "", ""); !strings.Contains(string(r.body), "\nvloki_ruler_rule_file_errors_total 2\n") {
+				t.Errorf("bad files not counted")
+			}
 		})
 	}
 }

@@ -25,6 +25,7 @@ type Metrics struct {
 	patternAnswers  *prometheus.CounterVec
 	pushedEntries   prometheus.Counter
 	pushedBytes     prometheus.Counter
+	ruleFileErrors  prometheus.Counter
 }
 
 // New registers vloki's collectors and the Go/process collectors.
@@ -54,6 +55,8 @@ func New() *Metrics {
 		Name: "vloki_pushed_entries_total", Help: "Entries VictoriaLogs acknowledged, pushed through vloki."})
 	m.pushedBytes = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "vloki_pushed_bytes_total", Help: "Line and structured metadata bytes of the acknowledged entries."})
+	m.ruleFileErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "vloki_ruler_rule_file_errors_total", Help: "Reads of rule namespace files that failed to parse or validate (each such namespace is left out; the log names it)."})
 	m.labelAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vloki_label_answers_total", Help: "Label names and values answers by source: memory (the stream index) or storage.",
 	}, []string{"source"})
@@ -64,7 +67,7 @@ func New() *Metrics {
 		Name: "vloki_pattern_answers_total", Help: "patterns answers by source: memory (mined as pushes came) or storage (mined from stored lines when asked).",
 	}, []string{"source"})
 	m.reg.MustRegister(m.volumeAnswers, m.patternAnswers, m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
-		m.pushedEntries, m.pushedBytes, m.labelAnswers,
+		m.pushedEntries, m.pushedBytes, m.labelAnswers, m.ruleFileErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -122,6 +125,9 @@ func source(fromMemory bool) string {
 	}
 	return "storage"
 }
+
+// ObserveRuleFileError counts a rule namespace file that failed to read.
+func (m *Metrics) ObserveRuleFileError() { m.ruleFileErrors.Inc() }
 
 // RegisterStreamIndex exposes the stream index's size.
 func (m *Metrics) RegisterStreamIndex(streams, lines func() int) {

@@ -182,7 +182,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return metrics.RuntimeFigures{QueriesRunning: running, QueriesWaiting: waiting,
 			LiveTails: tails.Subscribers(), BackendTails: backendTails.Active(), BackendUnreachable: c.Unreachable()}
 	})
-	ruler, err := newRuler(cfg, log)
+	ruler, err := newRuler(cfg, log, m)
 	if err != nil {
 		stopDeletes()
 		closeFn()
@@ -257,7 +257,7 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 
 // newRuler serves Loki's rules API from the rule store (nil when
 // ruler.enable_api is off).
-func newRuler(cfg config.Config, log *slog.Logger) (*api.Ruler, error) {
+func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*api.Ruler, error) {
 	if !cfg.Ruler.EnableAPI {
 		return nil, nil
 	}
@@ -269,6 +269,7 @@ func newRuler(cfg config.Config, log *slog.Logger) (*api.Ruler, error) {
 	if err != nil {
 		return nil, err
 	}
+	store.OnBadFile = func(string, string, error) { m.ObserveRuleFileError() }
 	return &api.Ruler{Store: store, EvaluationInterval: cfg.Ruler.EvaluationInterval,
 		MaxRulesPerRuleGroup: cfg.Ruler.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: cfg.Ruler.MaxRuleGroupsPerTenant}, nil
 }

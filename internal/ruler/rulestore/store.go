@@ -45,6 +45,9 @@ type Store struct {
 	readOnly bool
 	log      *slog.Logger
 	mu       sync.Mutex // serialises read-modify-write of namespace files
+	// OnBadFile, when set, is told of each namespace a listing leaves
+	// out (a metric counts them).
+	OnBadFile func(tenant, namespace string, err error)
 }
 
 // Open returns the store at dir; directories are created as groups are
@@ -142,6 +145,9 @@ func (s *Store) List(tenant string) ([]Namespace, error) {
 
 func (s *Store) failed(tenant, namespace string, err error) Namespace {
 	s.log.Warn("rule namespace skipped", "tenant", tenant, "namespace", namespace, "err", err)
+	if s.OnBadFile != nil {
+		s.OnBadFile(tenant, namespace, err)
+	}
 	return Namespace{Name: namespace, Err: err}
 }
 
