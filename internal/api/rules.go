@@ -331,6 +331,12 @@ func (s *Server) getRuleGroup(w http.ResponseWriter, tenant, namespace, group st
 // createRuleGroup is Loki's CreateRuleGroup: decode (non-strict),
 // validate, check the limits, upsert.
 func (s *Server) createRuleGroup(w http.ResponseWriter, r *http.Request, tenant, namespace string) {
+	// As Loki's parseRequest: a form content type has its body consumed
+	// here (Grafana and lokitool send none).
+	if err := r.ParseForm(); err != nil {
+		respondRulerError(w, http.StatusInternalServerError, "server_error", err.Error())
+		return
+	}
 	payload, err := io.ReadAll(r.Body)
 	if err != nil {
 		httpError(w, err.Error(), http.StatusBadRequest)
