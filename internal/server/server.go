@@ -185,7 +185,6 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	ruler, err := newRuler(cfg, log, m)
 	if err != nil {
 		stopDeletes()
-		closeFn()
 		return nil, err
 	}
 	srv := api.New(api.Deps{
