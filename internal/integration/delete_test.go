@@ -326,3 +326,39 @@ func storedRows(t *testing.T, tg target, tenantName, filter string) int {
 	}
 	return n
 }
+
+// TestDeleteOnCluster: a VictoriaLogs cluster deletes too (vlselect with
+// -delete.enable hands the task to storage nodes with
+// -internaldelete.enable): the rows are gone from both storage nodes.
+func TestDeleteOnCluster(t *testing.T) {
+	b, _ := vltest.ClusterBackend(t, 1)
+	cfg := config.Default()
+	cfg.Deletion.Mode, cfg.Deletion.CancelPeriod, cfg.Deletion.Dir = "filter-and-delete", 0, t.TempDir()
+	tg, _ := serve(t, cfg, b.Client, "cluster")
+	for i := 0; i < 20; i++ { // spread over both storage nodes
+		tg.pushNoFlush(t, "", map[string]string{"app": "gone", "pod": string(rune('a' + i))}, entry{ns(base.Add(time.Duration(i) * time.Second)), "line"})
+	}
+	tg.pushNoFlush(t, "", map[string]string{"app": "stays"}, entry{ns(base), "line"})
+	b.Sync(t)
+	if n := storedRows(t, tg, tenant.Fake, `{app="gone"}`); n != 20 {
+		t.Fatalf("%d rows stored, want 20", n)
+	}
+	r := tg.deleteCall(t, http.MethodPost, "", url.Values{"query": {`{app="gone"}`},
+		"start": {unixSeconds(base.Add(-time.Second))}, "end": {unixSeconds(base.Add(time.Minute))}})
+	if r.status != http.StatusNoContent {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(string(tg.deleteCall(t, http.MethodGet, "", nil).body), `"status":"processed"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not processed within a minute: %s", tg.deleteCall(t, http.MethodGet, "", nil).body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := storedRows(t, tg, tenant.Fake, `{app="gone"}`); n != 0 {
+		t.Errorf("%d rows of the deleted streams still stored", n)
+	}
+	if n := storedRows(t, tg, tenant.Fake, `{app="stays"}`); n != 1 {
+		t.Errorf("%d rows of the other stream stored, want 1", n)
+	}
+}
