@@ -1,0 +1,243 @@
+package eval
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/prometheus/common/model"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/ruler/rulestore"
+)
+
+// Options configure the evaluator with Loki's ruler settings.
+type Options struct {
+	Store  *rulestore.Store
+	Engine Engine
+	// Tenant maps a tenant name to its VictoriaLogs pair.
+	Tenant func(string) backend.Tenant
+	// RulePath is Loki's ruler.rule_path: nothing is written there, but
+	// it is part of each group's identity, hence of its slot.
+	RulePath string
+	// EvaluationInterval is the interval of groups that set none;
+	// PollInterval how often the store is re-read.
+	EvaluationInterval, PollInterval time.Duration
+	// ExternalURL is Loki's ruler.external_url ($externalURL).
+	ExternalURL string
+	// OutageTolerance, ForGracePeriod and ResendDelay are Loki's
+	// for_outage_tolerance, for_grace_period and resend_delay.
+	OutageTolerance, ForGracePeriod, ResendDelay time.Duration
+	Log                                          *slog.Logger
+}
+
+// Evaluator runs a rules manager per tenant that has rules.
+type Evaluator struct {
+	o        Options
+	mu       sync.Mutex
+	managers map[string]*tenantManager
+	kick     chan struct{}
+	cancel   context.CancelFunc
+	done     chan struct{}
+}
+
+type tenantManager struct {
+	m      *rules.Manager
+	loader *loader
+	// ns maps each loaded file to its namespace.
+	ns map[string]string
+}
+
+// GroupFile is the file name Loki gives a namespace's groups, part of the
+// group's identity: <rule_path>/<tenant>/<url.PathEscape(namespace)>.
+func GroupFile(rulePath, tenant, namespace string) string {
+	return filepath.Join(rulePath, tenant, url.PathEscape(namespace))
+}
+
+// SlotOffset is where within each interval the group is evaluated:
+// the hash of the labels {name=<group>, file=<file>} modulo the
+// interval, as Prometheus' Group.EvalTimestamp.
+func SlotOffset(rulePath, tenant, namespace, group string, interval time.Duration) time.Duration {
+	h := labels.New(labels.Label{Name: "name", Value: group}, labels.Label{Name: "file", Value: GroupFile(rulePath, tenant, namespace)}).Hash()
+	return time.Duration(h % uint64(interval))
+}
+
+// New returns a stopped evaluator; Start runs it.
+func New(o Options) *Evaluator {
+	if o.Log == nil {
+		o.Log = slog.Default()
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = time.Minute
+	}
+	return &Evaluator{o: o, managers: map[string]*tenantManager{}, kick: make(chan struct{}, 1)}
+}
+
+// Start syncs the store, then again every poll interval and whenever
+// Changed is called, until Stop.
+func (e *Evaluator) Start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	e.cancel, e.done = cancel, make(chan struct{})
+	e.Sync()
+	go func() {
+		defer close(e.done)
+		t := time.NewTicker(e.o.PollInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			case <-e.kick:
+			}
+			e.Sync()
+		}
+	}()
+}
+
+// Changed asks for a sync soon (the API changed a tenant's rules).
+func (e *Evaluator) Changed(string) {
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Stop ends the evaluations.
+func (e *Evaluator) Stop() {
+	if e.cancel != nil {
+		e.cancel()
+		<-e.done
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for name, tm := range e.managers {
+		tm.m.Stop()
+		delete(e.managers, name)
+	}
+}
+
+// Sync loads every tenant's stored groups into its manager: a manager is
+// created for a tenant with rules and stopped for one without. A
+// namespace that fails to read is left out (its rules stop), the others
+// run.
+func (e *Evaluator) Sync() {
+	tenants, err := e.o.Store.Tenants()
+	if err != nil {
+		e.o.Log.Error("ruler: listing tenants", "err", err)
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := map[string]bool{}
+	for _, tenant := range tenants {
+		nss, err := e.o.Store.List(tenant)
+		if err != nil {
+			e.o.Log.Error("ruler: listing rules", "tenant", tenant, "err", err)
+			seen[tenant] = e.managers[tenant] != nil // keep what runs
+			continue
+		}
+		files := map[string]*rulefmt.RuleGroups{}
+		names := map[string]string{}
+		for _, ns := range nss {
+			if ns.Err != nil || len(ns.Groups) == 0 {
+				continue
+			}
+			f := GroupFile(e.o.RulePath, tenant, ns.Name)
+			files[f], names[f] = toRuleGroups(ns.Groups), ns.Name
+		}
+		if len(files) == 0 {
+			continue
+		}
+		seen[tenant] = true
+		tm := e.managers[tenant]
+		if tm == nil {
+			tm = e.newManager(tenant)
+			e.managers[tenant] = tm
+			go tm.m.Run()
+		}
+		tm.loader.files, tm.ns = files, names
+		list := make([]string, 0, len(files))
+		for f := range files {
+			list = append(list, f)
+		}
+		sort.Strings(list)
+		if err := tm.m.Update(e.o.EvaluationInterval, list, labels.EmptyLabels(), e.o.ExternalURL, nil); err != nil {
+			e.o.Log.Error("ruler: loading rules", "tenant", tenant, "err", err)
+		}
+	}
+	for name, tm := range e.managers {
+		if !seen[name] {
+			tm.m.Stop()
+			delete(e.managers, name)
+		}
+	}
+}
+
+func (e *Evaluator) newManager(tenant string) *tenantManager {
+	l := &loader{}
+	m := rules.NewManager(&rules.ManagerOptions{
+		NameValidationScheme:     model.UTF8Validation,
+		QueryFunc:                QueryFunc(e.o.Engine, e.o.Tenant(tenant)),
+		NotifyFunc:               func(context.Context, string, ...*rules.Alert) {},
+		Context:                  context.Background(),
+		Appendable:               discard{},
+		Queryable:                noState,
+		Logger:                   e.o.Log.With("tenant", tenant),
+		OutageTolerance:          e.o.OutageTolerance,
+		ForGracePeriod:           e.o.ForGracePeriod,
+		ResendDelay:              e.o.ResendDelay,
+		GroupLoader:              l,
+		RuleDependencyController: noDependencies{},
+	})
+	return &tenantManager{m: m, loader: l}
+}
+
+func toRuleGroups(gs []rulestore.Group) *rulefmt.RuleGroups {
+	out := &rulefmt.RuleGroups{}
+	for _, g := range gs {
+		rg := rulefmt.RuleGroup{Name: g.Name, Interval: g.Interval, Limit: g.Limit}
+		for _, r := range g.Rules {
+			rg.Rules = append(rg.Rules, rulefmt.Rule{Record: r.Record, Alert: r.Alert, Expr: r.Expr,
+				For: model.Duration(r.For), Labels: r.Labels, Annotations: r.Annotations})
+		}
+		out.Groups = append(out.Groups, rg)
+	}
+	return out
+}
+
+// Group is the evaluated group of the tenant's namespace, nil when none
+// is loaded.
+func (e *Evaluator) Group(tenant, namespace, name string) *rules.Group {
+	e.mu.Lock()
+	tm := e.managers[tenant]
+	e.mu.Unlock()
+	if tm == nil {
+		return nil
+	}
+	file := GroupFile(e.o.RulePath, tenant, namespace)
+	for _, g := range tm.m.RuleGroups() {
+		if g.File() == file && g.Name() == name {
+			return g
+		}
+	}
+	return nil
+}
+
+// AlertingRules are the tenant's loaded alerting rules.
+func (e *Evaluator) AlertingRules(tenant string) []*rules.AlertingRule {
+	e.mu.Lock()
+	tm := e.managers[tenant]
+	e.mu.Unlock()
+	if tm == nil {
+		return nil
+	}
+	return tm.m.AlertingRules()
+}

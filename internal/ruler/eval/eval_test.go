@@ -1,0 +1,203 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/prometheus/rules"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/exec"
+	vmodel "github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/ruler/rulestore"
+)
+
+// fakeEngine answers every instant query with res or err, and notes the
+// queries.
+type fakeEngine struct {
+	mu      sync.Mutex
+	res     *engine.Result
+	err     error
+	tenants []backend.Tenant
+	queries []string
+}
+
+func (f *fakeEngine) Instant(_ context.Context, t backend.Tenant, req engine.InstantRequest) (*engine.Result, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.tenants = append(f.tenants, t)
+	f.queries = append(f.queries, req.Expr.String())
+	return f.res, f.err
+}
+
+func vectorResult(v float64, ls ...vmodel.Label) *engine.Result {
+	return &engine.Result{Metric: &exec.MetricResult{Kind: exec.Vector,
+		Series: []vmodel.Series{{Metric: ls, Points: []vmodel.Point{{TimestampMs: 1000, Value: v}}}}}}
+}
+
+func TestQueryFuncResults(t *testing.T) {
+	ts := time.Unix(1000, 0)
+	tenant := backend.Tenant{AccountID: 7}
+	f := &fakeEngine{res: vectorResult(3, vmodel.Label{Name: "app", Value: "x"}, vmodel.Label{Name: "a", Value: "1"})}
+	q := QueryFunc(f, tenant)
+	v, err := q(context.Background(), `sum by (app) (count_over_time({app="x"}[5m]))`, ts)
+	if err != nil || len(v) != 1 || v[0].F != 3 || v[0].T != 1000 || v[0].Metric.String() != `{a="1", app="x"}` {
+		t.Fatalf("vector: %v %v", v, err)
+	}
+	if f.tenants[0] != tenant {
+		t.Errorf("tenant %v", f.tenants[0])
+	}
+
+	f.res = &engine.Result{Metric: &exec.MetricResult{Kind: exec.Scalar, Scalar: vmodel.Point{TimestampMs: 1000, Value: 2}}}
+	v, err = q(context.Background(), `vector(2)`, ts)
+	if err != nil || len(v) != 1 || v[0].F != 2 || v[0].T != ts.UnixMilli() || v[0].Metric.Len() != 0 {
+		t.Fatalf("scalar: %v %v", v, err)
+	}
+
+	// Loki's texts (reference §2.3).
+	if _, err := q(context.Background(), `{app="x"} |= "e"`, ts); err == nil || err.Error() != "rule result is not a vector or scalar" {
+		t.Errorf("log query: %v", err)
+	}
+	f.res = &engine.Result{Metric: &exec.MetricResult{Kind: exec.Matrix}}
+	if _, err := q(context.Background(), `count_over_time({app="x"}[5m])`, ts); err == nil || err.Error() != "rule result is not a vector or scalar" {
+		t.Errorf("matrix: %v", err)
+	}
+	f.res, f.err = nil, errors.New("boom")
+	if _, err := q(context.Background(), `count_over_time({app="x"}[5m])`, ts); err == nil || err.Error() != "rule evaluation failed: boom" {
+		t.Errorf("engine error: %v", err)
+	}
+}
+
+func TestExprPrintsLokisLogQL(t *testing.T) {
+	e, err := (&loader{}).Parse(`sum(count_over_time({app="x"}[5m]))>0`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.String() != `(sum(count_over_time({app="x"}[5m])) > 0)` {
+		t.Errorf("String() = %s", e.String())
+	}
+	if _, err := (&loader{}).Parse(`sum(`); err == nil {
+		t.Error("bad LogQL parsed")
+	}
+}
+
+func TestGroupFileAndSlot(t *testing.T) {
+	if f := GroupFile("/rules", "team-a", "ns/with space"); f != "/rules/team-a/ns%2Fwith%20space" {
+		t.Errorf("GroupFile = %s", f)
+	}
+	iv := time.Minute
+	a := SlotOffset("/rules", "t", "ns", "g", iv)
+	if a < 0 || a >= iv {
+		t.Fatalf("offset %v outside the interval", a)
+	}
+	if SlotOffset("/rules", "t", "ns", "g", iv) != a {
+		t.Error("offset not stable")
+	}
+	differs := 0
+	for _, o := range []time.Duration{SlotOffset("/loki/rules-temp", "t", "ns", "g", iv), SlotOffset("/rules", "u", "ns", "g", iv),
+		SlotOffset("/rules", "t", "ns2", "g", iv), SlotOffset("/rules", "t", "ns", "g2", iv)} {
+		if o != a {
+			differs++
+		}
+	}
+	if differs < 3 {
+		t.Errorf("rule path, tenant, namespace and group should all move the slot (%d of 4 did)", differs)
+	}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
+	store, err := rulestore.Open(t.TempDir(), false, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	iv := 200 * time.Millisecond
+	g := rulestore.Group{Name: "g", Rules: []rulestore.Rule{
+		{Alert: "A", Expr: `sum(count_over_time({app="x"}[5m])) > 0`, Labels: map[string]string{"severity": "page"}},
+		{Record: "r", Expr: `sum(count_over_time({app="x"}[5m]))`},
+	}}
+	if err := store.SetGroup("t1", "ns", g); err != nil {
+		t.Fatal(err)
+	}
+	f := &fakeEngine{res: vectorResult(5)}
+	ev := New(Options{Store: store, Engine: f, Tenant: func(string) backend.Tenant { return backend.Tenant{AccountID: 1} },
+		RulePath: "/rules", EvaluationInterval: iv, PollInterval: time.Hour, ForGracePeriod: 10 * time.Minute, Log: quiet()})
+	store.OnChange = ev.Changed
+	ev.Start()
+	defer ev.Stop()
+
+	eg := ev.Group("t1", "ns", "g")
+	if eg == nil {
+		t.Fatal("group not loaded")
+	}
+	if eg.File() != "/rules/t1/ns" || eg.Interval() != iv {
+		t.Errorf("group %s every %v", eg.File(), eg.Interval())
+	}
+	// The manager's slots are SlotOffset's.
+	now := time.Now()
+	if got := time.Duration(eg.EvalTimestamp(now.UnixNano()).UnixNano() % int64(iv)); got != SlotOffset("/rules", "t1", "ns", "g", iv) {
+		t.Errorf("slot %v, SlotOffset %v", got, SlotOffset("/rules", "t1", "ns", "g", iv))
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var ar *rules.AlertingRule
+	for time.Now().Before(deadline) {
+		if as := ev.AlertingRules("t1"); len(as) == 1 && as[0].State() == rules.StateFiring {
+			ar = as[0]
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ar == nil {
+		t.Fatal("alert not firing")
+	}
+	if ar.Health() != rules.HealthGood {
+		t.Errorf("health %v %v", ar.Health(), ar.LastError())
+	}
+	alerts := ar.ActiveAlerts()
+	if len(alerts) != 1 || alerts[0].Labels.String() != `{alertname="A", severity="page"}` || alerts[0].Value != 5 {
+		t.Errorf("alerts %+v", alerts)
+	}
+	// An evaluation time is a slot.
+	if ts := eg.GetLastEvaluation(); ts.IsZero() {
+		t.Error("no last evaluation")
+	}
+
+	// A failing query: health err with Loki's text.
+	f.mu.Lock()
+	f.res, f.err = nil, errors.New("boom")
+	f.mu.Unlock()
+	deadline = time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ar.Health() != rules.HealthBad {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ar.Health() != rules.HealthBad || ar.LastError() == nil || ar.LastError().Error() != "rule evaluation failed: boom" {
+		t.Errorf("after a failure: %v %v", ar.Health(), ar.LastError())
+	}
+
+	// Removing the tenant's last group stops its manager.
+	if err := store.DeleteNamespace("t1", "ns"); err != nil {
+		t.Fatal(err)
+	}
+	deadline = time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && ev.Group("t1", "ns", "g") != nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if ev.Group("t1", "ns", "g") != nil {
+		t.Error("group still loaded after its namespace was deleted")
+	}
+	f.mu.Lock()
+	for _, q := range f.queries {
+		if !strings.Contains(q, `count_over_time({app="x"}[5m])`) {
+			t.Errorf("query %s", q)
+		}
+	}
+	f.mu.Unlock()
+}
