@@ -1,0 +1,177 @@
+package integration
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/config"
+)
+
+// Rule evaluation as Loki v3.7.8's ruler does it (reference
+// loki-ruler.md §1.3, §2.2, §2.3): texts are Loki's or Prometheus'
+// rules package's, the values formatted as Loki formats them.
+
+type evalAlert struct {
+	Labels      map[string]string `json:"labels"`
+	Annotations map[string]string `json:"annotations"`
+	State       string            `json:"state"`
+	ActiveAt    *time.Time        `json:"activeAt"`
+	Value       string            `json:"value"`
+}
+
+type evalRule struct {
+	State          string            `json:"state"`
+	Name           string            `json:"name"`
+	Query          string            `json:"query"`
+	Labels         map[string]string `json:"labels"`
+	Alerts         []evalAlert       `json:"alerts"`
+	Health         string            `json:"health"`
+	LastError      string            `json:"lastError"`
+	Type           string            `json:"type"`
+	LastEvaluation time.Time         `json:"lastEvaluation"`
+	EvaluationTime float64           `json:"evaluationTime"`
+}
+
+type evalGroup struct {
+	Name           string     `json:"name"`
+	File           string     `json:"file"`
+	Rules          []evalRule `json:"rules"`
+	Interval       float64    `json:"interval"`
+	LastEvaluation time.Time  `json:"lastEvaluation"`
+}
+
+const evalGroups = `name: eval
+rules:
+  - alert: Lines
+    expr: sum(count_over_time({app="x"}[5m])) > 0
+    for: 0s
+    labels:
+      severity: page
+    annotations:
+      summary: '{{ $value }} lines'
+  - record: app:lines:count5m
+    expr: sum by (app) (count_over_time({app=~"x|y"}[5m]))
+  - alert: LogQuery
+    expr: '{app="x"}'
+`
+
+const limitedGroup = `name: limited
+limit: 1
+rules:
+  - record: app:lines:limited
+    expr: sum by (app) (count_over_time({app=~"x|y"}[5m]))
+`
+
+func TestRulerEvaluates(t *testing.T) {
+	targets, _ := rulerTargets(t, func(r *config.Ruler) {
+		r.EnableEvaluation = true
+		r.EvaluationInterval = time.Second
+	})
+	for _, tg := range targets {
+		t.Run(tg.name, func(t *testing.T) {
+			const ten = "evalten"
+			now := time.Now()
+			tg.pushJSON(t, ten, jsonPush(map[string]string{"app": "x"}, entry{ns(now.Add(-10 * time.Second)), "a"}, entry{ns(now.Add(-9 * time.Second)), "b"}))
+			tg.pushJSON(t, ten, jsonPush(map[string]string{"app": "y"}, entry{ns(now.Add(-10 * time.Second)), "c"}))
+			expectAnswer(t, "create eval", tg.rulerDo(t, "POST", "/loki/api/v1/rules/ns1", ten, evalGroups), 202, appJSON, accepted)
+			expectAnswer(t, "create limited", tg.rulerDo(t, "POST", "/loki/api/v1/rules/ns1", ten, limitedGroup), 202, appJSON, accepted)
+
+			var groups []evalGroup
+			evaluated := func() bool {
+				r := tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", ten, "")
+				if r.status != 200 || r.header.Get("Content-Type") != appJSON {
+					t.Fatalf("rules: %d %s", r.status, r.body)
+				}
+				var body struct {
+					Status string `json:"status"`
+					Data   struct {
+						Groups []evalGroup `json:"groups"`
+					} `json:"data"`
+				}
+				if err := json.Unmarshal(r.body, &body); err != nil {
+					t.Fatal(err)
+				}
+				groups = body.Data.Groups
+				for _, g := range groups {
+					for _, rl := range g.Rules {
+						if rl.Health == "unknown" {
+							return false
+						}
+					}
+				}
+				return len(groups) == 2 && groups[0].Rules[0].State == "firing"
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for !evaluated() {
+				if time.Now().After(deadline) {
+					t.Fatalf("rules not evaluated in time: %+v", groups)
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+			// Groups in name order within the namespace: eval, limited.
+			eg, lg := groups[0], groups[1]
+			if eg.Name != "eval" || eg.File != "ns1" || eg.Interval != 1 || eg.LastEvaluation.IsZero() || lg.Name != "limited" {
+				t.Fatalf("groups: %+v", groups)
+			}
+			lines, record, logQuery := eg.Rules[0], eg.Rules[1], eg.Rules[2]
+			if lines.Health != "ok" || lines.LastError != "" || lines.Type != "alerting" || lines.LastEvaluation.IsZero() || len(lines.Alerts) != 1 {
+				t.Fatalf("alerting rule: %+v", lines)
+			}
+			a := lines.Alerts[0]
+			wantLabels := map[string]string{"alertname": "Lines", "severity": "page"}
+			// $value is the sample, and value Loki's 'e' formatting (§1.3).
+			if !reflect.DeepEqual(a.Labels, wantLabels) || a.State != "firing" || a.Value != "2e+00" ||
+				a.Annotations["summary"] != "2 lines" || a.ActiveAt == nil || a.ActiveAt.Location() != time.UTC {
+				t.Errorf("alert: %+v", a)
+			}
+			if record.Health != "ok" || record.LastError != "" || record.Type != "recording" || record.LastEvaluation.IsZero() {
+				t.Errorf("recording rule: %+v", record)
+			}
+			if logQuery.Health != "err" || logQuery.LastError != "rule result is not a vector or scalar" || len(logQuery.Alerts) != 0 {
+				t.Errorf("log query rule: %+v", logQuery)
+			}
+			// The group limit, as Prometheus' rules package words it.
+			if l := lg.Rules[0]; l.Health != "err" || l.LastError != "exceeded limit of 1 with 2 series" {
+				t.Errorf("limited rule: %+v", l)
+			}
+
+			r := tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", ten, "")
+			if r.status != 200 || r.header.Get("Content-Type") != appJSON || !strings.HasPrefix(string(r.body), `{"status":"success","data":{"alerts":[`) ||
+				!strings.HasSuffix(string(r.body), `]},"errorType":"","error":""}`) {
+				t.Fatalf("alerts: %d %s", r.status, r.body)
+			}
+			var alerts struct {
+				Data struct {
+					Alerts []evalAlert `json:"alerts"`
+				} `json:"data"`
+			}
+			if err := json.Unmarshal(r.body, &alerts); err != nil {
+				t.Fatal(err)
+			}
+			if len(alerts.Data.Alerts) != 1 || !reflect.DeepEqual(alerts.Data.Alerts[0].Labels, wantLabels) || alerts.Data.Alerts[0].State != "firing" ||
+				alerts.Data.Alerts[0].Value != "2e+00" {
+				t.Errorf("alerts: %s", r.body)
+			}
+			// Another tenant sees none of them.
+			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", "other", ""), 200, appJSON,
+				`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`)
+
+			// Deleting the namespace stops its evaluation and its alerts.
+			expectAnswer(t, "delete", tg.rulerDo(t, "DELETE", "/loki/api/v1/rules/ns1", ten, ""), 202, appJSON, accepted)
+			deadline = time.Now().Add(10 * time.Second)
+			for {
+				r := tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", ten, "")
+				if string(r.body) == `{"status":"success","data":{"alerts":[]},"errorType":"","error":""}` {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("alerts after delete: %s", r.body)
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		})
+	}
+}
