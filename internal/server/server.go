@@ -183,7 +183,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return metrics.RuntimeFigures{QueriesRunning: running, QueriesWaiting: waiting,
 			LiveTails: tails.Subscribers(), BackendTails: backendTails.Active(), BackendUnreachable: c.Unreachable()}
 	})
-	ruler, err := newRuler(cfg, log, m, eng, resolver.Map)
+	ruler, err := newRuler(cfg, log, m, eng, resolver.Map, visible.Wait)
 	if err != nil {
 		stopDeletes()
 		return nil, err
@@ -263,7 +263,8 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 
 // newRuler serves Loki's rules API from the rule store and evaluates its
 // rules (nil when ruler.enable_api is off).
-func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engine.Engine, tenants func(string) backend.Tenant) (*api.Ruler, error) {
+func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engine.Engine, tenants func(string) backend.Tenant,
+	wait func(context.Context, backend.Tenant) error) (*api.Ruler, error) {
 	if !cfg.Ruler.EnableAPI {
 		return nil, nil
 	}
@@ -281,7 +282,7 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval,
 			MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
 	}
-	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, RulePath: r.RulePath,
+	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log})
 	store.OnChange = ev.Changed

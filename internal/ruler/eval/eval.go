@@ -24,6 +24,9 @@ type Options struct {
 	Engine Engine
 	// Tenant maps a tenant name to its VictoriaLogs pair.
 	Tenant func(string) backend.Tenant
+	// Wait, when set, makes the tenant's acknowledged pushes visible
+	// before each query (vloki's read-your-writes).
+	Wait func(context.Context, backend.Tenant) error
 	// RulePath is Loki's ruler.rule_path: nothing is written there, but
 	// it is part of each group's identity, hence of its slot.
 	RulePath string
@@ -185,7 +188,7 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 	l := &loader{}
 	m := rules.NewManager(&rules.ManagerOptions{
 		NameValidationScheme:     model.UTF8Validation,
-		QueryFunc:                QueryFunc(e.o.Engine, e.o.Tenant(tenant)),
+		QueryFunc:                QueryFunc(e.o.Engine, e.o.Tenant(tenant), e.o.Wait),
 		NotifyFunc:               func(context.Context, string, ...*rules.Alert) {},
 		Context:                  context.Background(),
 		Appendable:               discard{},

@@ -46,13 +46,19 @@ func TestQueryFuncResults(t *testing.T) {
 	ts := time.Unix(1000, 0)
 	tenant := backend.Tenant{AccountID: 7}
 	f := &fakeEngine{res: vectorResult(3, vmodel.Label{Name: "app", Value: "x"}, vmodel.Label{Name: "a", Value: "1"})}
-	q := QueryFunc(f, tenant)
+	waited := 0
+	q := QueryFunc(f, tenant, func(_ context.Context, got backend.Tenant) error {
+		if got == tenant {
+			waited++
+		}
+		return nil
+	})
 	v, err := q(context.Background(), `sum by (app) (count_over_time({app="x"}[5m]))`, ts)
 	if err != nil || len(v) != 1 || v[0].F != 3 || v[0].T != 1000 || v[0].Metric.String() != `{a="1", app="x"}` {
 		t.Fatalf("vector: %v %v", v, err)
 	}
-	if f.tenants[0] != tenant {
-		t.Errorf("tenant %v", f.tenants[0])
+	if f.tenants[0] != tenant || waited != 1 {
+		t.Errorf("tenant %v, waited %d", f.tenants[0], waited)
 	}
 
 	f.res = &engine.Result{Metric: &exec.MetricResult{Kind: exec.Scalar, Scalar: vmodel.Point{TimestampMs: 1000, Value: 2}}}

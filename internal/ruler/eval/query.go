@@ -36,8 +36,14 @@ var ErrNotVectorOrScalar = errors.New("rule result is not a vector or scalar")
 // QueryFunc is Loki's rule query function: the rule's LogQL as an instant
 // query at t for the tenant, its vector as is, a scalar as one sample
 // without labels; an engine error is "rule evaluation failed: <err>".
-func QueryFunc(e Engine, t backend.Tenant) rules.QueryFunc {
+// wait, when set, runs first: vloki's read-your-writes, so the query sees
+// every push of the tenant acknowledged before it (Loki's ruler misses
+// lines not yet visible).
+func QueryFunc(e Engine, t backend.Tenant, wait func(context.Context, backend.Tenant) error) rules.QueryFunc {
 	return func(ctx context.Context, q string, ts time.Time) (promql.Vector, error) {
+		if wait != nil {
+			_ = wait(ctx, t) // a failed flush: the query meets the same trouble
+		}
 		expr, err := logql.ParseExpr(q)
 		if err != nil {
 			return nil, fmt.Errorf("rule evaluation failed: %w", err)
