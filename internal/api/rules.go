@@ -501,7 +501,7 @@ func (s *Server) promRules(w http.ResponseWriter, r *http.Request) {
 				pg := &promRuleGroup{Name: g.Name, File: ns.Name, Rules: []any{}, Interval: interval.Seconds(), Limit: int64(g.Limit)}
 				var evaluated []rules.Rule
 				if ev := s.d.Ruler.Evaluator; ev != nil {
-					if eg := ev.Group(tenant, ns.Name, g.Name); eg != nil && len(eg.Rules()) == len(g.Rules) {
+					if eg := ev.Group(tenant, ns.Name, g.Name); eg != nil && sameRules(eg.Rules(), g.Rules) {
 						evaluated = eg.Rules()
 						pg.Interval, pg.LastEvaluation, pg.EvaluationTime = eg.Interval().Seconds(), eg.GetLastEvaluation(), eg.GetEvaluationTime().Seconds()
 					}
@@ -572,6 +572,20 @@ func promAlerts(as []*rules.Alert) []*promAlert {
 			ActiveAt: &at, Value: strconv.FormatFloat(a.Value, 'e', -1, 64)})
 	}
 	return out
+}
+
+// sameRules reports whether the loaded rules are the stored ones, by
+// name (a group just changed may not be loaded yet).
+func sameRules(loaded []rules.Rule, stored []rulestore.Rule) bool {
+	if len(loaded) != len(stored) {
+		return false
+	}
+	for i, r := range loaded {
+		if r.Name() != stored[i].Name() {
+			return false
+		}
+	}
+	return true
 }
 
 func errText(err error) string {

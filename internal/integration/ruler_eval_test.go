@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/ruler/eval"
 )
 
 // Rule evaluation as Loki v3.7.8's ruler does it (reference
@@ -126,6 +127,13 @@ func TestRulerEvaluates(t *testing.T) {
 			if !reflect.DeepEqual(a.Labels, wantLabels) || a.State != "firing" || a.Value != "2e+00" ||
 				a.Annotations["summary"] != "2 lines" || a.ActiveAt == nil || a.ActiveAt.Location() != time.UTC {
 				t.Errorf("alert: %+v", a)
+			}
+			// activeAt is the evaluation's slot: Loki's offset for the
+			// group's identity within each 1s interval (§2.2).
+			if a.ActiveAt != nil {
+				if got, want := time.Duration(a.ActiveAt.UnixNano()%int64(time.Second)), eval.SlotOffset("/rules", ten, "ns1", "eval", time.Second); got != want {
+					t.Errorf("alert active at offset %v of its interval, slot offset %v", got, want)
+				}
 			}
 			if record.Health != "ok" || record.LastError != "" || record.Type != "recording" || record.LastEvaluation.IsZero() {
 				t.Errorf("recording rule: %+v", record)

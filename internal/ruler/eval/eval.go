@@ -43,7 +43,10 @@ type Options struct {
 
 // Evaluator runs a rules manager per tenant that has rules.
 type Evaluator struct {
-	o        Options
+	o Options
+	// syncMu serialises syncs; mu guards managers, held only briefly so
+	// that the API never waits for a sync (which waits for evaluations).
+	syncMu   sync.Mutex
 	mu       sync.Mutex
 	managers map[string]*tenantManager
 	kick     chan struct{}
@@ -54,8 +57,6 @@ type Evaluator struct {
 type tenantManager struct {
 	m      *rules.Manager
 	loader *loader
-	// ns maps each loaded file to its namespace.
-	ns map[string]string
 }
 
 // GroupFile is the file name Loki gives a namespace's groups, part of the
@@ -119,11 +120,14 @@ func (e *Evaluator) Stop() {
 		e.cancel()
 		<-e.done
 	}
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	for name, tm := range e.managers {
+	ms := e.managers
+	e.managers = map[string]*tenantManager{}
+	e.mu.Unlock()
+	for _, tm := range ms {
 		tm.m.Stop()
-		delete(e.managers, name)
 	}
 }
 
@@ -137,36 +141,37 @@ func (e *Evaluator) Sync() {
 		e.o.Log.Error("ruler: listing tenants", "err", err)
 		return
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.syncMu.Lock()
+	defer e.syncMu.Unlock()
 	seen := map[string]bool{}
 	for _, tenant := range tenants {
 		nss, err := e.o.Store.List(tenant)
 		if err != nil {
 			e.o.Log.Error("ruler: listing rules", "tenant", tenant, "err", err)
-			seen[tenant] = e.managers[tenant] != nil // keep what runs
+			seen[tenant] = true // keep what runs
 			continue
 		}
 		files := map[string]*rulefmt.RuleGroups{}
-		names := map[string]string{}
 		for _, ns := range nss {
 			if ns.Err != nil || len(ns.Groups) == 0 {
 				continue
 			}
 			f := GroupFile(e.o.RulePath, tenant, ns.Name)
-			files[f], names[f] = toRuleGroups(ns.Groups), ns.Name
+			files[f] = toRuleGroups(ns.Groups)
 		}
 		if len(files) == 0 {
 			continue
 		}
 		seen[tenant] = true
+		e.mu.Lock()
 		tm := e.managers[tenant]
 		if tm == nil {
 			tm = e.newManager(tenant)
 			e.managers[tenant] = tm
 			go tm.m.Run()
 		}
-		tm.loader.files, tm.ns = files, names
+		e.mu.Unlock()
+		tm.loader.files = files
 		list := make([]string, 0, len(files))
 		for f := range files {
 			list = append(list, f)
@@ -176,11 +181,17 @@ func (e *Evaluator) Sync() {
 			e.o.Log.Error("ruler: loading rules", "tenant", tenant, "err", err)
 		}
 	}
+	var stopped []*tenantManager
+	e.mu.Lock()
 	for name, tm := range e.managers {
 		if !seen[name] {
-			tm.m.Stop()
+			stopped = append(stopped, tm)
 			delete(e.managers, name)
 		}
+	}
+	e.mu.Unlock()
+	for _, tm := range stopped {
+		tm.m.Stop()
 	}
 }
 
