@@ -284,7 +284,8 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 	}
 	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
-		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log})
+		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
+		Registerer: m.Registerer()})
 	store.OnChange = ev.Changed
 	ev.Start()
 	return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Evaluator: ev,

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
@@ -39,6 +40,10 @@ type Options struct {
 	// for_outage_tolerance, for_grace_period and resend_delay.
 	OutageTolerance, ForGracePeriod, ResendDelay time.Duration
 	Log                                          *slog.Logger
+	// Registerer, when set, gets each tenant's rule evaluation metrics
+	// under Loki's names (loki_prometheus_rule_evaluations_total{user,
+	// rule_group}, …).
+	Registerer prometheus.Registerer
 }
 
 // Evaluator runs a rules manager per tenant that has rules.
@@ -57,6 +62,16 @@ type Evaluator struct {
 type tenantManager struct {
 	m      *rules.Manager
 	loader *loader
+	// reg and collectors: the tenant's metrics, unregistered on stop.
+	reg        prometheus.Registerer
+	collectors []prometheus.Collector
+}
+
+func (tm *tenantManager) stop() {
+	tm.m.Stop()
+	for _, c := range tm.collectors {
+		tm.reg.Unregister(c)
+	}
 }
 
 // GroupFile is the file name Loki gives a namespace's groups, part of the
@@ -127,7 +142,7 @@ func (e *Evaluator) Stop() {
 	e.managers = map[string]*tenantManager{}
 	e.mu.Unlock()
 	for _, tm := range ms {
-		tm.m.Stop()
+		tm.stop()
 	}
 }
 
@@ -191,13 +206,28 @@ func (e *Evaluator) Sync() {
 	}
 	e.mu.Unlock()
 	for _, tm := range stopped {
-		tm.m.Stop()
+		tm.stop()
 	}
 }
 
 func (e *Evaluator) newManager(tenant string) *tenantManager {
-	l := &loader{}
-	m := rules.NewManager(&rules.ManagerOptions{
+	tm := &tenantManager{loader: &loader{}}
+	// Loki's names: Prometheus' rules metrics prefixed loki_, with the
+	// tenant as user.
+	metrics := rules.NewGroupMetrics(nil)
+	if e.o.Registerer != nil {
+		tm.reg = prometheus.WrapRegistererWith(prometheus.Labels{"user": tenant}, prometheus.WrapRegistererWithPrefix("loki_", e.o.Registerer))
+		tm.collectors = []prometheus.Collector{metrics.EvalDuration, metrics.EvalDurationHistogram, metrics.IterationDuration,
+			metrics.IterationDurationHistogram, metrics.IterationsMissed, metrics.IterationsScheduled, metrics.EvalTotal,
+			metrics.EvalFailures, metrics.GroupInterval, metrics.GroupLastEvalTime, metrics.GroupLastDuration,
+			metrics.GroupLastRuleDurationSum, metrics.GroupLastRestoreDuration, metrics.GroupRules, metrics.GroupSamples}
+		for _, c := range tm.collectors {
+			if err := tm.reg.Register(c); err != nil {
+				e.o.Log.Error("ruler: registering metrics", "tenant", tenant, "err", err)
+			}
+		}
+	}
+	tm.m = rules.NewManager(&rules.ManagerOptions{
 		NameValidationScheme:     model.UTF8Validation,
 		QueryFunc:                QueryFunc(e.o.Engine, e.o.Tenant(tenant), e.o.Wait),
 		NotifyFunc:               func(context.Context, string, ...*rules.Alert) {},
@@ -208,10 +238,11 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 		OutageTolerance:          e.o.OutageTolerance,
 		ForGracePeriod:           e.o.ForGracePeriod,
 		ResendDelay:              e.o.ResendDelay,
-		GroupLoader:              l,
+		GroupLoader:              tm.loader,
 		RuleDependencyController: noDependencies{},
+		Metrics:                  metrics,
 	})
-	return &tenantManager{m: m, loader: l}
+	return tm
 }
 
 func toRuleGroups(gs []rulestore.Group) *rulefmt.RuleGroups {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -134,8 +136,10 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := &fakeEngine{res: vectorResult(5)}
+	reg := prometheus.NewRegistry()
 	ev := New(Options{Store: store, Engine: f, Tenant: func(string) backend.Tenant { return backend.Tenant{AccountID: 1} },
-		RulePath: "/rules", EvaluationInterval: iv, PollInterval: time.Hour, ForGracePeriod: 10 * time.Minute, Log: quiet()})
+		RulePath: "/rules", EvaluationInterval: iv, PollInterval: time.Hour, ForGracePeriod: 10 * time.Minute, Log: quiet(),
+		Registerer: reg})
 	store.OnChange = ev.Changed
 	ev.Start()
 	defer ev.Stop()
@@ -176,6 +180,11 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 		t.Error("no last evaluation")
 	}
 
+	// Loki's metric names, per tenant (user) and group (file;name).
+	if n := evaluations(t, reg, `rule_group="/rules/t1/ns;g",user="t1"`); n < 2 {
+		t.Errorf("loki_prometheus_rule_evaluations_total = %v", n)
+	}
+
 	// A failing query: health err with Loki's text.
 	f.mu.Lock()
 	f.res, f.err = nil, errors.New("boom")
@@ -199,6 +208,9 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 	if ev.Group("t1", "ns", "g") != nil {
 		t.Error("group still loaded after its namespace was deleted")
 	}
+	if n := evaluations(t, reg, `user="t1"`); n != -1 {
+		t.Errorf("the stopped tenant's metrics are still exposed: %v", n)
+	}
 	f.mu.Lock()
 	for _, q := range f.queries {
 		if !strings.Contains(q, `count_over_time({app="x"}[5m])`) {
@@ -206,4 +218,29 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 		}
 	}
 	f.mu.Unlock()
+}
+
+// evaluations is loki_prometheus_rule_evaluations_total of the series
+// whose labels contain want, -1 when there is none.
+func evaluations(t *testing.T, reg *prometheus.Registry, want string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "loki_prometheus_rule_evaluations_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			var ls []string
+			for _, l := range m.GetLabel() {
+				ls = append(ls, l.GetName()+"="+strconv.Quote(l.GetValue()))
+			}
+			if strings.Contains(strings.Join(ls, ","), want) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return -1
 }
