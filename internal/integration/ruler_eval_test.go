@@ -53,6 +53,7 @@ rules:
       severity: page
     annotations:
       summary: '{{ $value }} lines'
+      other: '{{ with query "sum(count_over_time({app=\"y\"}[5m]))" }}{{ . | first | value | humanize }}{{ end }} in y'
   - record: app:lines:count5m
     expr: sum by (app) (count_over_time({app=~"x|y"}[5m]))
   - alert: LogQuery
@@ -123,9 +124,10 @@ func TestRulerEvaluates(t *testing.T) {
 			}
 			a := lines.Alerts[0]
 			wantLabels := map[string]string{"alertname": "Lines", "severity": "page"}
-			// $value is the sample, and value Loki's 'e' formatting (§1.3).
+			// $value is the sample, and value Loki's 'e' formatting (§1.3);
+			// the query template function runs LogQL (§2.3).
 			if !reflect.DeepEqual(a.Labels, wantLabels) || a.State != "firing" || a.Value != "2e+00" ||
-				a.Annotations["summary"] != "2 lines" || a.ActiveAt == nil || a.ActiveAt.Location() != time.UTC {
+				a.Annotations["summary"] != "2 lines" || a.Annotations["other"] != "1 in y" || a.ActiveAt == nil || a.ActiveAt.Location() != time.UTC {
 				t.Errorf("alert: %+v", a)
 			}
 			// activeAt is the evaluation's slot: Loki's offset for the
