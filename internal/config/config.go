@@ -255,6 +255,16 @@ type Ruler struct {
 	ExternalURL string `yaml:"external_url"`
 	// ForOutageTolerance, ForGracePeriod and ResendDelay are Loki's
 	// for_outage_tolerance, for_grace_period and resend_delay.
+	// AlertmanagerURL is Loki's ruler.alertmanager_url: comma-separated
+	// Alertmanager URLs (each its own set; user info for basic auth).
+	AlertmanagerURL string `yaml:"alertmanager_url"`
+	// NotificationQueueCapacity and NotificationTimeout are Loki's
+	// notification_queue_capacity and notification_timeout.
+	NotificationQueueCapacity int           `yaml:"notification_queue_capacity"`
+	NotificationTimeout       time.Duration `yaml:"notification_timeout"`
+	// DatasourceUID is Loki's ruler.datasource_uid, in alerts'
+	// generatorURL.
+	DatasourceUID      string        `yaml:"datasource_uid"`
 	ForOutageTolerance time.Duration `yaml:"for_outage_tolerance"`
 	ForGracePeriod     time.Duration `yaml:"for_grace_period"`
 	ResendDelay        time.Duration `yaml:"resend_delay"`
@@ -325,7 +335,8 @@ func Default() Config {
 		Tail:     Tail{Backend: "auto"},
 		Deletion: Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
 		Ruler: Ruler{EnableAPI: true, EnableEvaluation: true, EvaluationInterval: time.Minute, PollInterval: time.Minute, RulePath: "/rules",
-			ForOutageTolerance: time.Hour, ForGracePeriod: 10 * time.Minute, ResendDelay: time.Minute},
+			ForOutageTolerance: time.Hour, ForGracePeriod: 10 * time.Minute, ResendDelay: time.Minute,
+			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,

@@ -285,7 +285,11 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
-		Registerer: m.Registerer()})
+		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
+			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID}})
+	if err := ev.Check(); err != nil {
+		return nil, err
+	}
 	store.OnChange = ev.Changed
 	ev.Start()
 	return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Evaluator: ev,

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/rulefmt"
+	"github.com/prometheus/prometheus/notifier"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -44,6 +45,8 @@ type Options struct {
 	// under Loki's names (loki_prometheus_rule_evaluations_total{user,
 	// rule_group}, …).
 	Registerer prometheus.Registerer
+	// Alerting sends alerts to Alertmanager (none without URLs).
+	Alerting Alerting
 }
 
 // Evaluator runs a rules manager per tenant that has rules.
@@ -65,10 +68,14 @@ type tenantManager struct {
 	// reg and collectors: the tenant's metrics, unregistered on stop.
 	reg        prometheus.Registerer
 	collectors []prometheus.Collector
+	notifier   *notifier.Manager
 }
 
 func (tm *tenantManager) stop() {
 	tm.m.Stop()
+	if tm.notifier != nil {
+		tm.notifier.Stop()
+	}
 	for _, c := range tm.collectors {
 		tm.reg.Unregister(c)
 	}
@@ -86,6 +93,12 @@ func GroupFile(rulePath, tenant, namespace string) string {
 func SlotOffset(rulePath, tenant, namespace, group string, interval time.Duration) time.Duration {
 	h := labels.New(labels.Label{Name: "name", Value: group}, labels.Label{Name: "file", Value: GroupFile(rulePath, tenant, namespace)}).Hash()
 	return time.Duration(h % uint64(interval))
+}
+
+// Check reports configuration errors (a bad alertmanager_url).
+func (e *Evaluator) Check() error {
+	_, _, err := e.o.Alerting.alertmanagers()
+	return err
 }
 
 // New returns a stopped evaluator; Start runs it.
@@ -227,10 +240,15 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 			}
 		}
 	}
+	n, err := newNotifier(e.o.Alerting, tenant, e.o.Log.With("tenant", tenant))
+	if err != nil { // checked by Check at start
+		e.o.Log.Error("ruler: alertmanager", "tenant", tenant, "err", err)
+	}
+	tm.notifier = n
 	tm.m = rules.NewManager(&rules.ManagerOptions{
 		NameValidationScheme:     model.UTF8Validation,
 		QueryFunc:                QueryFunc(e.o.Engine, e.o.Tenant(tenant), e.o.Wait),
-		NotifyFunc:               func(context.Context, string, ...*rules.Alert) {},
+		NotifyFunc:               notifyFunc(n, e.o.ExternalURL, e.o.Alerting.DatasourceUID),
 		Context:                  context.Background(),
 		Appendable:               discard{},
 		Queryable:                noState,

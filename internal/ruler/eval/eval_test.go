@@ -2,9 +2,13 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -243,4 +247,92 @@ func evaluations(t *testing.T, reg *prometheus.Registry, want string) float64 {
 		}
 	}
 	return -1
+}
+
+func TestGeneratorURL(t *testing.T) {
+	expr := `(sum(count_over_time({app="x"}[5m])) > 0)`
+	got := GeneratorURL("", expr, "")
+	want := "/explore?left=" + url.QueryEscape(`{"queries":[{"expr":"(sum(count_over_time({app=\"x\"}[5m])) \u003e 0)","queryType":"range"}]}`)
+	if got != want {
+		t.Errorf("without uid: %s\nwant %s", got, want)
+	}
+	got = GeneratorURL("https://g.example/grafana", expr, "P8E80F9AEF21F6940")
+	want = "https://g.example/grafana/explore?left=" + url.QueryEscape(`{"queries":[{"expr":"(sum(count_over_time({app=\"x\"}[5m])) \u003e 0)","queryType":"range","datasource":{"type":"loki","uid":"P8E80F9AEF21F6940"}}]}`)
+	if got != want {
+		t.Errorf("with uid: %s\nwant %s", got, want)
+	}
+}
+
+func TestAlertmanagerURLs(t *testing.T) {
+	cfgs, targets, err := Alerting{AlertmanagerURL: "http://u:p@am1:9093/prefix/, https://am2", Timeout: 3 * time.Second}.alertmanagers()
+	if err != nil || len(cfgs) != 2 {
+		t.Fatal(cfgs, err)
+	}
+	if c := cfgs[0]; c.Scheme != "http" || c.PathPrefix != "/prefix" || c.HTTPClientConfig.BasicAuth == nil ||
+		c.HTTPClientConfig.BasicAuth.Username != "u" || string(c.HTTPClientConfig.BasicAuth.Password) != "p" || time.Duration(c.Timeout) != 3*time.Second {
+		t.Errorf("first: %+v", c)
+	}
+	if c := cfgs[1]; c.Scheme != "https" || c.PathPrefix != "" || c.HTTPClientConfig.BasicAuth != nil {
+		t.Errorf("second: %+v", c)
+	}
+	if string(targets["config-0"][0].Targets[0]["__address__"]) != "am1:9093" || string(targets["config-1"][0].Targets[0]["__address__"]) != "am2" {
+		t.Errorf("targets: %v", targets)
+	}
+	if _, _, err := (Alerting{AlertmanagerURL: "am1:9093"}).alertmanagers(); err == nil {
+		t.Error("a URL without host accepted")
+	}
+}
+
+// TestAlertsSentToAlertmanager: Loki's payload on Alertmanager's v2 API,
+// with the tenant in X-Scope-OrgID (reference §2.6).
+func TestAlertsSentToAlertmanager(t *testing.T) {
+	type posted struct {
+		path, tenant string
+		alerts       []map[string]any
+	}
+	got := make(chan posted, 10)
+	am := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var alerts []map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&alerts)
+		got <- posted{r.URL.Path, r.Header.Get("X-Scope-OrgID"), alerts}
+	}))
+	defer am.Close()
+	store, err := rulestore.Open(t.TempDir(), false, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetGroup("t1", "ns", rulestore.Group{Name: "g", Rules: []rulestore.Rule{
+		{Alert: "A", Expr: `sum(count_over_time({app="x"}[5m])) > 0`, Annotations: map[string]string{"v": "{{ $value }}"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	iv := 200 * time.Millisecond
+	ev := New(Options{Store: store, Engine: &fakeEngine{res: vectorResult(5)}, Tenant: func(string) backend.Tenant { return backend.Tenant{} },
+		RulePath: "/rules", EvaluationInterval: iv, PollInterval: time.Hour, ResendDelay: time.Minute, ForGracePeriod: 10 * time.Minute,
+		ExternalURL: "http://ext", Log: quiet(), Alerting: Alerting{AlertmanagerURL: am.URL + "/am", QueueCapacity: 100, DatasourceUID: "uid1"}})
+	if err := ev.Check(); err != nil {
+		t.Fatal(err)
+	}
+	ev.Start()
+	defer ev.Stop()
+	select {
+	case p := <-got:
+		if p.path != "/am/api/v2/alerts" || p.tenant != "t1" || len(p.alerts) != 1 {
+			t.Fatalf("posted %+v", p)
+		}
+		a := p.alerts[0]
+		labels, _ := json.Marshal(a["labels"])
+		annotations, _ := json.Marshal(a["annotations"])
+		if string(labels) != `{"alertname":"A"}` || string(annotations) != `{"v":"5"}` ||
+			a["generatorURL"] != GeneratorURL("http://ext", `(sum(count_over_time({app="x"}[5m])) > 0)`, "uid1") {
+			t.Errorf("alert %v", a)
+		}
+		starts, err1 := time.Parse(time.RFC3339Nano, a["startsAt"].(string))
+		ends, err2 := time.Parse(time.RFC3339Nano, a["endsAt"].(string))
+		// endsAt is ValidUntil: 4·max(resend_delay, interval) after the evaluation.
+		if err1 != nil || err2 != nil || ends.Sub(starts) != 4*time.Minute {
+			t.Errorf("startsAt %v, endsAt %v", a["startsAt"], a["endsAt"])
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing posted to Alertmanager")
+	}
 }
