@@ -2,8 +2,11 @@ package integration
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,10 +70,47 @@ rules:
     expr: sum by (app) (count_over_time({app=~"x|y"}[5m]))
 `
 
+// amCapture records what is posted to it as an Alertmanager.
+type amCapture struct {
+	mu    sync.Mutex
+	posts []amPost
+}
+
+type amPost struct {
+	at           time.Time
+	path, tenant string
+	alerts       []map[string]any
+}
+
+func (c *amCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var alerts []map[string]any
+	_ = json.NewDecoder(r.Body).Decode(&alerts)
+	c.mu.Lock()
+	c.posts = append(c.posts, amPost{time.Now(), r.URL.Path, r.Header.Get("X-Scope-OrgID"), alerts})
+	c.mu.Unlock()
+}
+
+// since is the posts received after t.
+func (c *amCapture) since(t time.Time) []amPost {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []amPost
+	for _, p := range c.posts {
+		if p.at.After(t) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
 func TestRulerEvaluates(t *testing.T) {
+	am := &amCapture{}
+	amSrv := httptest.NewServer(am)
+	t.Cleanup(amSrv.Close)
 	targets, _ := rulerTargets(t, func(r *config.Ruler) {
 		r.EnableEvaluation = true
 		r.EvaluationInterval = time.Second
+		r.AlertmanagerURL = amSrv.URL + "/am"
 	})
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
@@ -164,6 +204,27 @@ func TestRulerEvaluates(t *testing.T) {
 			if len(alerts.Data.Alerts) != 1 || !reflect.DeepEqual(alerts.Data.Alerts[0].Labels, wantLabels) || alerts.Data.Alerts[0].State != "firing" ||
 				alerts.Data.Alerts[0].Value != "2e+00" {
 				t.Errorf("alerts: %s", r.body)
+			}
+			// The firing alert reached Alertmanager (§2.6).
+			deadline = time.Now().Add(10 * time.Second)
+			for {
+				posts := am.since(now)
+				if len(posts) > 0 {
+					p := posts[0]
+					if p.path != "/am/api/v2/alerts" || p.tenant != ten || len(p.alerts) != 1 {
+						t.Fatalf("posted to Alertmanager: %+v", p)
+					}
+					labels, _ := json.Marshal(p.alerts[0]["labels"])
+					if string(labels) != `{"alertname":"Lines","severity":"page"}` || p.alerts[0]["startsAt"] == nil || p.alerts[0]["endsAt"] == nil ||
+						!strings.HasPrefix(p.alerts[0]["generatorURL"].(string), "/explore?left=") {
+						t.Errorf("alert posted: %v", p.alerts[0])
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatal("nothing posted to Alertmanager")
+				}
+				time.Sleep(100 * time.Millisecond)
 			}
 			// Another tenant sees none of them.
 			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", "other", ""), 200, appJSON,
