@@ -58,6 +58,8 @@ type Evaluator struct {
 	mu       sync.Mutex
 	managers map[string]*tenantManager
 	kick     chan struct{}
+	// reloaded is loki_ruler_config_last_reload_successful{user}.
+	reloaded *prometheus.GaugeVec
 	cancel   context.CancelFunc
 	done     chan struct{}
 }
@@ -109,7 +111,18 @@ func New(o Options) *Evaluator {
 	if o.PollInterval <= 0 {
 		o.PollInterval = time.Minute
 	}
-	return &Evaluator{o: o, managers: map[string]*tenantManager{}, kick: make(chan struct{}, 1)}
+	e := &Evaluator{o: o, managers: map[string]*tenantManager{}, kick: make(chan struct{}, 1),
+		reloaded: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "loki_ruler_config_last_reload_successful",
+			Help: "Whether the tenant's last rule load succeeded (1) or not (0)."}, []string{"user"})}
+	if o.Registerer != nil {
+		o.Registerer.MustRegister(e.reloaded, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "loki_ruler_managers_total",
+			Help: "Rules managers running, one per tenant with rules."}, func() float64 {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			return float64(len(e.managers))
+		}))
+	}
+	return e
 }
 
 // Start syncs the store, then again every poll interval and whenever
@@ -207,6 +220,9 @@ func (e *Evaluator) Sync() {
 		sort.Strings(list)
 		if err := tm.m.Update(e.o.EvaluationInterval, list, labels.EmptyLabels(), e.o.ExternalURL, nil); err != nil {
 			e.o.Log.Error("ruler: loading rules", "tenant", tenant, "err", err)
+			e.reloaded.WithLabelValues(tenant).Set(0)
+		} else {
+			e.reloaded.WithLabelValues(tenant).Set(1)
 		}
 	}
 	var stopped []*tenantManager
@@ -215,6 +231,7 @@ func (e *Evaluator) Sync() {
 		if !seen[name] {
 			stopped = append(stopped, tm)
 			delete(e.managers, name)
+			e.reloaded.DeleteLabelValues(name)
 		}
 	}
 	e.mu.Unlock()

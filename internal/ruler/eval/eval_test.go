@@ -188,6 +188,12 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 	if n := evaluations(t, reg, `rule_group="/rules/t1/ns;g",user="t1"`); n < 2 {
 		t.Errorf("loki_prometheus_rule_evaluations_total = %v", n)
 	}
+	if n := gauge(t, reg, "loki_ruler_managers_total", ""); n != 1 {
+		t.Errorf("loki_ruler_managers_total = %v", n)
+	}
+	if n := gauge(t, reg, "loki_ruler_config_last_reload_successful", `user="t1"`); n != 1 {
+		t.Errorf("loki_ruler_config_last_reload_successful = %v", n)
+	}
 
 	// A failing query: health err with Loki's text.
 	f.mu.Lock()
@@ -215,6 +221,9 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 	if n := evaluations(t, reg, `user="t1"`); n != -1 {
 		t.Errorf("the stopped tenant's metrics are still exposed: %v", n)
 	}
+	if n := gauge(t, reg, "loki_ruler_managers_total", ""); n != 0 {
+		t.Errorf("loki_ruler_managers_total = %v after the last rule went", n)
+	}
 	f.mu.Lock()
 	for _, q := range f.queries {
 		if !strings.Contains(q, `count_over_time({app="x"}[5m])`) {
@@ -228,12 +237,24 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 // whose labels contain want, -1 when there is none.
 func evaluations(t *testing.T, reg *prometheus.Registry, want string) float64 {
 	t.Helper()
+	return sample(t, reg, "loki_prometheus_rule_evaluations_total", want)
+}
+
+// gauge is the gauge's value for the series whose labels contain want,
+// -1 when there is none.
+func gauge(t *testing.T, reg *prometheus.Registry, name, want string) float64 {
+	t.Helper()
+	return sample(t, reg, name, want)
+}
+
+func sample(t *testing.T, reg *prometheus.Registry, name, want string) float64 {
+	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() != "loki_prometheus_rule_evaluations_total" {
+		if mf.GetName() != name {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
@@ -242,6 +263,9 @@ func evaluations(t *testing.T, reg *prometheus.Registry, want string) float64 {
 				ls = append(ls, l.GetName()+"="+strconv.Quote(l.GetValue()))
 			}
 			if strings.Contains(strings.Join(ls, ","), want) {
+				if m.GetGauge() != nil {
+					return m.GetGauge().GetValue()
+				}
 				return m.GetCounter().GetValue()
 			}
 		}
