@@ -269,11 +269,28 @@ type Ruler struct {
 	ForGracePeriod     time.Duration `yaml:"for_grace_period"`
 	ResendDelay        time.Duration `yaml:"resend_delay"`
 	Storage            RulerStorage  `yaml:"storage"`
+	// RemoteWrite is Loki's ruler.remote_write, with one receiver.
+	RemoteWrite RulerRemoteWrite `yaml:"remote_write"`
+	// WAL is Loki's ruler.wal.
+	WAL RulerWAL `yaml:"wal"`
 	// MaxRulesPerRuleGroup and MaxRuleGroupsPerTenant are Loki's
 	// limits_config ruler_max_rules_per_rule_group and
 	// ruler_max_rule_groups_per_tenant (0: unlimited).
 	MaxRulesPerRuleGroup   int `yaml:"max_rules_per_rule_group"`
 	MaxRuleGroupsPerTenant int `yaml:"max_rule_groups_per_tenant"`
+}
+
+// RulerRemoteWrite is Loki's ruler.remote_write, where recorded samples
+// go, with a single receiver URL instead of Loki's clients map.
+type RulerRemoteWrite struct {
+	Enabled bool   `yaml:"enabled"`
+	URL     string `yaml:"url"`
+}
+
+// RulerWAL is Loki's ruler.wal.
+type RulerWAL struct {
+	// Dir holds each tenant's WAL (empty: <storage.path>/ruler-wal).
+	Dir string `yaml:"dir"`
 }
 
 // RulerStorage is Loki's ruler.storage with its local backend.
@@ -415,6 +432,8 @@ func (c Config) Validate() error {
 		return errors.New("ruler.evaluation_interval must be > 0")
 	case c.Ruler.PollInterval <= 0:
 		return errors.New("ruler.poll_interval must be > 0")
+	case c.Ruler.RemoteWrite.Enabled && c.Ruler.RemoteWrite.URL == "":
+		return errors.New("ruler.remote_write.enabled needs ruler.remote_write.url")
 	case c.Ruler.MaxRulesPerRuleGroup < 0 || c.Ruler.MaxRuleGroupsPerTenant < 0:
 		return errors.New("ruler.max_rules_per_rule_group and ruler.max_rule_groups_per_tenant must be >= 0")
 	case c.Deletion.CancelPeriod < 0 || c.Deletion.MaxInterval < 0:

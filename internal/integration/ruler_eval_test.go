@@ -2,13 +2,19 @@ package integration
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/golang/snappy"
+	"github.com/prometheus/prometheus/prompb"
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/ruler/eval"
@@ -103,18 +109,58 @@ func (c *amCapture) since(t time.Time) []amPost {
 	return out
 }
 
+// rwCapture records the series remote-written to it, by tenant.
+type rwCapture struct {
+	mu     sync.Mutex
+	series map[string][]string // tenant → "labels value"
+}
+
+func (c *rwCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	raw, err := snappy.Decode(nil, b)
+	var req prompb.WriteRequest
+	if err == nil {
+		err = req.Unmarshal(raw)
+	}
+	if err != nil || r.Header.Get("Content-Encoding") != "snappy" {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, ts := range req.Timeseries {
+		var ls []string
+		for _, l := range ts.Labels {
+			ls = append(ls, l.Name+"="+l.Value)
+		}
+		for _, s := range ts.Samples {
+			c.series[r.Header.Get("X-Scope-OrgID")] = append(c.series[r.Header.Get("X-Scope-OrgID")], strings.Join(ls, ",")+" "+strconv.FormatFloat(s.Value, 'g', -1, 64))
+		}
+	}
+}
+
+func (c *rwCapture) has(tenant, sample string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Contains(c.series[tenant], sample)
+}
+
 func TestRulerEvaluates(t *testing.T) {
 	am := &amCapture{}
 	amSrv := httptest.NewServer(am)
 	t.Cleanup(amSrv.Close)
+	rw := &rwCapture{series: map[string][]string{}}
+	rwSrv := httptest.NewServer(rw)
+	t.Cleanup(rwSrv.Close)
 	targets, _ := rulerTargets(t, func(r *config.Ruler) {
 		r.EnableEvaluation = true
 		r.EvaluationInterval = time.Second
 		r.AlertmanagerURL = amSrv.URL + "/am"
+		r.RemoteWrite.Enabled, r.RemoteWrite.URL, r.WAL.Dir = true, rwSrv.URL+"/api/v1/write", t.TempDir()
 	})
 	for _, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
-			const ten = "evalten"
+			ten := "eval-" + strings.NewReplacer(".", "", "-", "").Replace(tg.name)
 			now := time.Now()
 			tg.pushJSON(t, ten, jsonPush(map[string]string{"app": "x"}, entry{ns(now.Add(-10 * time.Second)), "a"}, entry{ns(now.Add(-9 * time.Second)), "b"}))
 			tg.pushJSON(t, ten, jsonPush(map[string]string{"app": "y"}, entry{ns(now.Add(-10 * time.Second)), "c"}))
@@ -225,6 +271,20 @@ func TestRulerEvaluates(t *testing.T) {
 					t.Fatal("nothing posted to Alertmanager")
 				}
 				time.Sleep(100 * time.Millisecond)
+			}
+			// The recorded samples, and ALERTS, were remote-written (§2.5),
+			// without external labels. Each target's tenant has its own
+			// name, so that the receiver tells them apart.
+			deadline = time.Now().Add(20 * time.Second)
+			for _, want := range []string{"__name__=app:lines:count5m,app=x 2", "__name__=app:lines:count5m,app=y 1",
+				"__name__=ALERTS,alertname=Lines,alertstate=firing,severity=page 1"} {
+				for !rw.has(ten, want) {
+					if time.Now().After(deadline) {
+						rw.mu.Lock()
+						t.Fatalf("not remote-written: %s; got %v", want, rw.series[ten])
+					}
+					time.Sleep(100 * time.Millisecond)
+				}
 			}
 			// Another tenant sees none of them.
 			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", "other", ""), 200, appJSON,

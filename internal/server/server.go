@@ -286,7 +286,8 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
-			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID}})
+			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID},
+		RemoteWrite: remoteWrite(cfg)})
 	if err := ev.Check(); err != nil {
 		return nil, err
 	}
@@ -294,6 +295,19 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 	ev.Start()
 	return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Evaluator: ev,
 		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
+}
+
+// remoteWrite is where recorded samples go (nowhere unless enabled).
+func remoteWrite(cfg config.Config) eval.RemoteWrite {
+	rw := cfg.Ruler.RemoteWrite
+	if !rw.Enabled {
+		return eval.RemoteWrite{}
+	}
+	dir := cfg.Ruler.WAL.Dir
+	if dir == "" {
+		dir = filepath.Join(cfg.Storage.Path, "ruler-wal")
+	}
+	return eval.RemoteWrite{URL: rw.URL, Dir: dir}
 }
 
 // processInterval is how often due delete requests are looked for: a

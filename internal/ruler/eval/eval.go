@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/prometheus/model/rulefmt"
 	"github.com/prometheus/prometheus/notifier"
 	"github.com/prometheus/prometheus/rules"
+	"github.com/prometheus/prometheus/storage"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
@@ -47,6 +48,8 @@ type Options struct {
 	Registerer prometheus.Registerer
 	// Alerting sends alerts to Alertmanager (none without URLs).
 	Alerting Alerting
+	// RemoteWrite sends recorded samples (discarded without a URL).
+	RemoteWrite RemoteWrite
 }
 
 // Evaluator runs a rules manager per tenant that has rules.
@@ -71,12 +74,16 @@ type tenantManager struct {
 	reg        prometheus.Registerer
 	collectors []prometheus.Collector
 	notifier   *notifier.Manager
+	wal        *walStorage
 }
 
 func (tm *tenantManager) stop() {
 	tm.m.Stop()
 	if tm.notifier != nil {
 		tm.notifier.Stop()
+	}
+	if tm.wal != nil {
+		_ = tm.wal.Close()
 	}
 	for _, c := range tm.collectors {
 		tm.reg.Unregister(c)
@@ -99,8 +106,10 @@ func SlotOffset(rulePath, tenant, namespace, group string, interval time.Duratio
 
 // Check reports configuration errors (a bad alertmanager_url).
 func (e *Evaluator) Check() error {
-	_, _, err := e.o.Alerting.alertmanagers()
-	return err
+	if _, _, err := e.o.Alerting.alertmanagers(); err != nil {
+		return err
+	}
+	return e.o.RemoteWrite.check()
 }
 
 // New returns a stopped evaluator; Start runs it.
@@ -262,12 +271,22 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 		e.o.Log.Error("ruler: alertmanager", "tenant", tenant, "err", err)
 	}
 	tm.notifier = n
+	var appendable storage.Appendable = discard{}
+	if e.o.RemoteWrite.URL != "" {
+		wal, err := openWAL(e.o.RemoteWrite, tenant, e.o.Log.With("tenant", tenant))
+		if err != nil {
+			// Samples are lost until the next manager; the log says so.
+			e.o.Log.Error("ruler: opening the remote write WAL; recorded samples are discarded", "tenant", tenant, "err", err)
+		} else {
+			tm.wal, appendable = wal, wal
+		}
+	}
 	tm.m = rules.NewManager(&rules.ManagerOptions{
 		NameValidationScheme:     model.UTF8Validation,
 		QueryFunc:                QueryFunc(e.o.Engine, e.o.Tenant(tenant), e.o.Wait),
 		NotifyFunc:               notifyFunc(n, e.o.ExternalURL, e.o.Alerting.DatasourceUID),
 		Context:                  context.Background(),
-		Appendable:               discard{},
+		Appendable:               appendable,
 		Queryable:                noState,
 		Logger:                   e.o.Log.With("tenant", tenant),
 		OutageTolerance:          e.o.OutageTolerance,

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang/snappy"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/prometheus/prompb"
 	"github.com/prometheus/prometheus/rules"
 
 	"github.com/vloki/vloki/internal/backend"
@@ -60,7 +62,7 @@ func TestQueryFuncResults(t *testing.T) {
 		return nil
 	})
 	v, err := q(context.Background(), `sum by (app) (count_over_time({app="x"}[5m]))`, ts)
-	if err != nil || len(v) != 1 || v[0].F != 3 || v[0].T != 1000 || v[0].Metric.String() != `{a="1", app="x"}` {
+	if err != nil || len(v) != 1 || v[0].F != 3 || v[0].T != ts.UnixMilli() || v[0].Metric.String() != `{a="1", app="x"}` {
 		t.Fatalf("vector: %v %v", v, err)
 	}
 	if f.tenants[0] != tenant || waited != 1 {
@@ -358,5 +360,69 @@ func TestAlertsSentToAlertmanager(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("nothing posted to Alertmanager")
+	}
+}
+
+// TestRecordedSamplesRemoteWritten: remote write v1 through the tenant's
+// WAL, X-Scope-OrgID set, the sample at the evaluation time (§2.5).
+func TestRecordedSamplesRemoteWritten(t *testing.T) {
+	type written struct {
+		tenant string
+		series []prompb.TimeSeries
+	}
+	got := make(chan written, 100)
+	rw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		raw, err := snappy.Decode(nil, b)
+		var req prompb.WriteRequest
+		if err == nil {
+			err = req.Unmarshal(raw)
+		}
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		got <- written{r.Header.Get("X-Scope-OrgID"), req.Timeseries}
+	}))
+	defer rw.Close()
+	store, err := rulestore.Open(t.TempDir(), false, quiet())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.SetGroup("t1", "ns", rulestore.Group{Name: "g", Rules: []rulestore.Rule{
+		{Record: "app:lines:sum", Expr: `sum by (app) (count_over_time({app="x"}[5m]))`, Labels: map[string]string{"team": "a"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	ev := New(Options{Store: store, Engine: &fakeEngine{res: vectorResult(5, vmodel.Label{Name: "app", Value: "x"})},
+		Tenant: func(string) backend.Tenant { return backend.Tenant{} }, RulePath: "/rules", EvaluationInterval: 200 * time.Millisecond,
+		PollInterval: time.Hour, Log: quiet(),
+		RemoteWrite: RemoteWrite{URL: rw.URL + "/api/v1/write", Dir: t.TempDir(), BatchSendDeadline: 100 * time.Millisecond}})
+	if err := ev.Check(); err != nil {
+		t.Fatal(err)
+	}
+	ev.Start()
+	defer ev.Stop()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case w := <-got:
+			if w.tenant != "t1" {
+				t.Fatalf("X-Scope-OrgID %q", w.tenant)
+			}
+			for _, ts := range w.series {
+				var ls []string
+				for _, l := range ts.Labels {
+					ls = append(ls, l.Name+"="+l.Value)
+				}
+				if strings.Join(ls, ",") == "__name__=app:lines:sum,app=x,team=a" && len(ts.Samples) > 0 && ts.Samples[0].Value == 5 {
+					if ts.Samples[0].Timestamp%200 != int64(SlotOffset("/rules", "t1", "ns", "g", 200*time.Millisecond)/time.Millisecond) {
+						t.Errorf("sample at %d, not in the group's slot", ts.Samples[0].Timestamp)
+					}
+					return
+				}
+			}
+		case <-deadline:
+			t.Fatal("no recorded sample written")
+		}
 	}
 }

@@ -80,8 +80,9 @@ func toVector(res *engine.Result, ts time.Time) (promql.Vector, error) {
 				b.Add(l.Name, l.Value)
 			}
 			b.Sort()
-			p := s.Points[len(s.Points)-1]
-			v = append(v, promql.Sample{T: p.TimestampMs, F: p.Value, Metric: b.Labels()})
+			// At the evaluation time, as Loki's engine answers an instant
+			// query (recorded samples are written at it).
+			v = append(v, promql.Sample{T: ts.UnixMilli(), F: s.Points[len(s.Points)-1].Value, Metric: b.Labels()})
 		}
 		return v, nil
 	}
