@@ -56,7 +56,8 @@ type Options struct {
 type Evaluator struct {
 	o Options
 	// syncMu serialises syncs; mu guards managers, held only briefly so
-	// that the API never waits for a sync (which waits for evaluations).
+	// that the API does not wait for a whole sync (a manager's Update
+	// still holds that manager while it replaces changed groups).
 	syncMu   sync.Mutex
 	mu       sync.Mutex
 	managers map[string]*tenantManager

@@ -1,6 +1,8 @@
 // Package eval evaluates the rule store's rules as Loki v3.7.8's ruler
 // does: Prometheus' rules manager (at Loki's pinned version), one per
-// tenant, driving LogQL instant queries through vloki's engine.
+// tenant, driving LogQL instant queries through vloki's engine; alerts go
+// to Alertmanager through Prometheus' notifier, recorded samples to a
+// remote-write receiver through a per-tenant WAL.
 package eval
 
 import (
