@@ -262,6 +262,9 @@ type Ruler struct {
 	// notification_queue_capacity and notification_timeout.
 	NotificationQueueCapacity int           `yaml:"notification_queue_capacity"`
 	NotificationTimeout       time.Duration `yaml:"notification_timeout"`
+	// ExternalLabels is Loki's ruler.external_labels: added to the labels
+	// of alerts sent (where absent) and $externalLabels in templates.
+	ExternalLabels map[string]string `yaml:"external_labels"`
 	// DatasourceUID is Loki's ruler.datasource_uid, in alerts'
 	// generatorURL.
 	DatasourceUID      string        `yaml:"datasource_uid"`

@@ -286,7 +286,7 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
-			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID},
+			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
 		RemoteWrite: remoteWrite(cfg)})
 	if err := ev.Check(); err != nil {
 		return nil, err

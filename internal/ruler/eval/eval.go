@@ -228,7 +228,7 @@ func (e *Evaluator) Sync() {
 			list = append(list, f)
 		}
 		sort.Strings(list)
-		if err := tm.m.Update(e.o.EvaluationInterval, list, labels.EmptyLabels(), e.o.ExternalURL, nil); err != nil {
+		if err := tm.m.Update(e.o.EvaluationInterval, list, labels.FromMap(e.o.Alerting.ExternalLabels), e.o.ExternalURL, nil); err != nil {
 			e.o.Log.Error("ruler: loading rules", "tenant", tenant, "err", err)
 			e.reloaded.WithLabelValues(tenant).Set(0)
 		} else {

@@ -220,6 +220,11 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 	if ev.Group("t1", "ns", "g") != nil {
 		t.Error("group still loaded after its namespace was deleted")
 	}
+	// The manager leaves the map before it stops and unregisters.
+	deadline = time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) && evaluations(t, reg, `user="t1"`) != -1 {
+		time.Sleep(20 * time.Millisecond)
+	}
 	if n := evaluations(t, reg, `user="t1"`); n != -1 {
 		t.Errorf("the stopped tenant's metrics are still exposed: %v", n)
 	}
@@ -328,13 +333,14 @@ func TestAlertsSentToAlertmanager(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := store.SetGroup("t1", "ns", rulestore.Group{Name: "g", Rules: []rulestore.Rule{
-		{Alert: "A", Expr: `sum(count_over_time({app="x"}[5m])) > 0`, Annotations: map[string]string{"v": "{{ $value }}"}}}}); err != nil {
+		{Alert: "A", Expr: `sum(count_over_time({app="x"}[5m])) > 0`, Annotations: map[string]string{"v": "{{ $value }}", "c": "{{ $externalLabels.cluster }}"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	iv := 200 * time.Millisecond
 	ev := New(Options{Store: store, Engine: &fakeEngine{res: vectorResult(5)}, Tenant: func(string) backend.Tenant { return backend.Tenant{} },
 		RulePath: "/rules", EvaluationInterval: iv, PollInterval: time.Hour, ResendDelay: time.Minute, ForGracePeriod: 10 * time.Minute,
-		ExternalURL: "http://ext", Log: quiet(), Alerting: Alerting{AlertmanagerURL: am.URL + "/am", QueueCapacity: 100, DatasourceUID: "uid1"}})
+		ExternalURL: "http://ext", Log: quiet(), Alerting: Alerting{AlertmanagerURL: am.URL + "/am", QueueCapacity: 100, DatasourceUID: "uid1",
+			ExternalLabels: map[string]string{"cluster": "c1", "alertname": "not this"}}})
 	if err := ev.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +354,8 @@ func TestAlertsSentToAlertmanager(t *testing.T) {
 		a := p.alerts[0]
 		labels, _ := json.Marshal(a["labels"])
 		annotations, _ := json.Marshal(a["annotations"])
-		if string(labels) != `{"alertname":"A"}` || string(annotations) != `{"v":"5"}` ||
+		// External labels: added where absent (§2.6), and in templates.
+		if string(labels) != `{"alertname":"A","cluster":"c1"}` || string(annotations) != `{"c":"c1","v":"5"}` ||
 			a["generatorURL"] != GeneratorURL("http://ext", `(sum(count_over_time({app="x"}[5m])) > 0)`, "uid1") {
 			t.Errorf("alert %v", a)
 		}

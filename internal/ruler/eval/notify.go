@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/config"
 	"github.com/prometheus/prometheus/discovery/targetgroup"
+	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/notifier"
 	"github.com/prometheus/prometheus/rules"
 )
@@ -31,6 +32,9 @@ type Alerting struct {
 	Timeout       time.Duration
 	// DatasourceUID is Loki's ruler.datasource_uid, in generatorURL.
 	DatasourceUID string
+	// ExternalLabels are Loki's ruler.external_labels: the notifier adds
+	// them to each alert's labels that lack them.
+	ExternalLabels map[string]string
 }
 
 // alertmanagers parses alertmanager_url into Prometheus' configurations
@@ -84,7 +88,9 @@ func newNotifier(a Alerting, tenant string, log *slog.Logger) (*notifier.Manager
 			return client.Do(req.WithContext(ctx))
 		},
 	}, model.UTF8Validation, log)
-	if err := n.ApplyConfig(&config.Config{AlertingConfig: config.AlertingConfig{AlertmanagerConfigs: cfgs}}); err != nil {
+	global := config.DefaultGlobalConfig
+	global.ExternalLabels = labels.FromMap(a.ExternalLabels)
+	if err := n.ApplyConfig(&config.Config{GlobalConfig: global, AlertingConfig: config.AlertingConfig{AlertmanagerConfigs: cfgs}}); err != nil {
 		return nil, err
 	}
 	tsets := make(chan map[string][]*targetgroup.Group, 1)
