@@ -275,7 +275,8 @@ func TestRulerEvaluates(t *testing.T) {
 			// The recorded samples, and ALERTS, were remote-written (§2.5),
 			// without external labels. Each target's tenant has its own
 			// name, so that the receiver tells them apart.
-			deadline = time.Now().Add(20 * time.Second)
+			// Prometheus' queue sends within batch_send_deadline (5s).
+			deadline = time.Now().Add(30 * time.Second)
 			for _, want := range []string{"__name__=app:lines:count5m,app=x 2", "__name__=app:lines:count5m,app=y 1",
 				"__name__=ALERTS,alertname=Lines,alertstate=firing,severity=page 1"} {
 				for !rw.has(ten, want) {
