@@ -10,12 +10,15 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/prometheus/prometheus/rules"
 	"gopkg.in/yaml.v3"
 
 	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/ruler/eval"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 	"github.com/vloki/vloki/internal/tenant"
 )
@@ -32,6 +35,9 @@ type Ruler struct {
 	// (0: unlimited).
 	MaxRulesPerRuleGroup   int
 	MaxRuleGroupsPerTenant int
+	// Evaluator, when set, evaluates the stored rules: the Prometheus
+	// endpoints show its state.
+	Evaluator *eval.Evaluator
 }
 
 // rulesPrefixes are the YAML config API's two prefixes (Grafana uses the
@@ -447,9 +453,10 @@ type promRecordingRule struct {
 	EvaluationTime float64           `json:"evaluationTime"`
 }
 
-// promRules is Loki's /prometheus/api/v1/rules over the stored groups.
-// Nothing is evaluated yet: each rule shows as a Prometheus rule never
-// evaluated (health unknown, alerting rules inactive with no alerts).
+// promRules is Loki's /prometheus/api/v1/rules over the stored groups,
+// with their evaluation state when the evaluator has loaded them (a group
+// not loaded yet shows as Prometheus shows a rule never evaluated: health
+// and, for alerting rules, state unknown, no alerts).
 func (s *Server) promRules(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -492,17 +499,39 @@ func (s *Server) promRules(w http.ResponseWriter, r *http.Request) {
 					interval = s.d.Ruler.EvaluationInterval
 				}
 				pg := &promRuleGroup{Name: g.Name, File: ns.Name, Rules: []any{}, Interval: interval.Seconds(), Limit: int64(g.Limit)}
-				for _, rl := range g.Rules {
+				var evaluated []rules.Rule
+				if ev := s.d.Ruler.Evaluator; ev != nil {
+					if eg := ev.Group(tenant, ns.Name, g.Name); eg != nil && sameRules(eg.Rules(), g.Rules) {
+						evaluated = eg.Rules()
+						pg.Interval, pg.LastEvaluation, pg.EvaluationTime = eg.Interval().Seconds(), eg.GetLastEvaluation(), eg.GetEvaluationTime().Seconds()
+					}
+				}
+				for i, rl := range g.Rules {
 					if !ruleNames.has(rl.Name()) {
 						continue
 					}
+					var er rules.Rule
+					if evaluated != nil {
+						er = evaluated[i]
+					}
 					if rl.Alert != "" && alerts {
-						pg.Rules = append(pg.Rules, promAlertingRule{State: "inactive", Name: rl.Alert, Query: canonicalQuery(rl.Expr),
+						pr := promAlertingRule{State: "unknown", Name: rl.Alert, Query: canonicalQuery(rl.Expr),
 							Duration: time.Duration(rl.For).Seconds(), Labels: nonNil(rl.Labels), Annotations: nonNil(rl.Annotations),
-							Alerts: []*promAlert{}, Health: "unknown", Type: "alerting"})
+							Alerts: []*promAlert{}, Health: "unknown", Type: "alerting"}
+						if ar, ok := er.(*rules.AlertingRule); ok {
+							pr.State, pr.Query, pr.Alerts = ar.State().String(), ar.Query().String(), promAlerts(ar.ActiveAlerts())
+							pr.Health, pr.LastError = string(ar.Health()), errText(ar.LastError())
+							pr.LastEvaluation, pr.EvaluationTime = ar.GetEvaluationTimestamp(), ar.GetEvaluationDuration().Seconds()
+						}
+						pg.Rules = append(pg.Rules, pr)
 					} else if rl.Alert == "" && records {
-						pg.Rules = append(pg.Rules, promRecordingRule{Name: rl.Record, Query: canonicalQuery(rl.Expr),
-							Labels: nonNil(rl.Labels), Health: "unknown", Type: "recording"})
+						pr := promRecordingRule{Name: rl.Record, Query: canonicalQuery(rl.Expr),
+							Labels: nonNil(rl.Labels), Health: "unknown", Type: "recording"}
+						if rr, ok := er.(*rules.RecordingRule); ok {
+							pr.Query, pr.Health, pr.LastError = rr.Query().String(), string(rr.Health()), errText(rr.LastError())
+							pr.LastEvaluation, pr.EvaluationTime = rr.GetEvaluationTimestamp(), rr.GetEvaluationDuration().Seconds()
+						}
+						pg.Rules = append(pg.Rules, pr)
 					}
 				}
 				if len(pg.Rules) > 0 { // as Prometheus, no group left empty by filtering
@@ -533,8 +562,41 @@ func (s *Server) promRules(w http.ResponseWriter, r *http.Request) {
 	})(w, r)
 }
 
-// promAlerts is Loki's /prometheus/api/v1/alerts: nothing is evaluated
-// yet, so no alert is pending or firing.
+// promAlerts converts active (pending or firing) alerts to Loki's JSON:
+// the value as strconv.FormatFloat(v, 'e', -1, 64), activeAt in UTC.
+func promAlerts(as []*rules.Alert) []*promAlert {
+	out := make([]*promAlert, 0, len(as))
+	for _, a := range as {
+		at := a.ActiveAt.UTC()
+		out = append(out, &promAlert{Labels: a.Labels.Map(), Annotations: a.Annotations.Map(), State: a.State.String(),
+			ActiveAt: &at, Value: strconv.FormatFloat(a.Value, 'e', -1, 64)})
+	}
+	return out
+}
+
+// sameRules reports whether the loaded rules are the stored ones, by
+// name (a group just changed may not be loaded yet).
+func sameRules(loaded []rules.Rule, stored []rulestore.Rule) bool {
+	if len(loaded) != len(stored) {
+		return false
+	}
+	for i, r := range loaded {
+		if r.Name() != stored[i].Name() {
+			return false
+		}
+	}
+	return true
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// promAlerts is Loki's /prometheus/api/v1/alerts: the pending and firing
+// alerts of all the tenant's alerting rules.
 func (s *Server) promAlerts(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		w.WriteHeader(http.StatusMethodNotAllowed)
@@ -542,7 +604,18 @@ func (s *Server) promAlerts(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json") // Loki sets it before any error
 	s.rulerTenant(true, func(w http.ResponseWriter, r *http.Request, tenant string) {
-		_, _ = w.Write([]byte(`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`))
+		alerts := []*promAlert{}
+		if ev := s.d.Ruler.Evaluator; ev != nil {
+			for _, ar := range ev.AlertingRules(tenant) {
+				alerts = append(alerts, promAlerts(ar.ActiveAlerts())...)
+			}
+		}
+		b, err := json.Marshal(rulerResponse{Status: "success", Data: map[string]any{"alerts": alerts}})
+		if err != nil {
+			respondRulerError(w, http.StatusInternalServerError, "server_error", "unable to marshal the requested data")
+			return
+		}
+		_, _ = w.Write(b)
 	})(w, r)
 }
 

@@ -239,12 +239,61 @@ type Ruler struct {
 	// EvaluationInterval is Loki's ruler.evaluation_interval, the
 	// interval of groups that set none.
 	EvaluationInterval time.Duration `yaml:"evaluation_interval"`
+	// EnableEvaluation evaluates the stored rules (vloki's: off, the
+	// rules are only served, e.g. on a replica sharing another's rule
+	// directory).
+	EnableEvaluation bool `yaml:"enable_evaluation"`
+	// PollInterval is Loki's ruler.poll_interval: how often the rule
+	// store is re-read (API writes are loaded at once).
+	PollInterval time.Duration `yaml:"poll_interval"`
+	// RulePath is Loki's ruler.rule_path. vloki writes nothing there, but
+	// Loki's group identity, hence each group's evaluation slot, includes
+	// it: set it to Loki's value to evaluate at the same instants.
+	RulePath string `yaml:"rule_path"`
+	// ExternalURL is Loki's ruler.external_url ($externalURL in
+	// templates).
+	ExternalURL string `yaml:"external_url"`
+	// ForOutageTolerance, ForGracePeriod and ResendDelay are Loki's
+	// for_outage_tolerance, for_grace_period and resend_delay.
+	// AlertmanagerURL is Loki's ruler.alertmanager_url: comma-separated
+	// Alertmanager URLs (each its own set; user info for basic auth).
+	AlertmanagerURL string `yaml:"alertmanager_url"`
+	// NotificationQueueCapacity and NotificationTimeout are Loki's
+	// notification_queue_capacity and notification_timeout.
+	NotificationQueueCapacity int           `yaml:"notification_queue_capacity"`
+	NotificationTimeout       time.Duration `yaml:"notification_timeout"`
+	// ExternalLabels is Loki's ruler.external_labels: added to the labels
+	// of alerts sent (where absent) and $externalLabels in templates.
+	ExternalLabels map[string]string `yaml:"external_labels"`
+	// DatasourceUID is Loki's ruler.datasource_uid, in alerts'
+	// generatorURL.
+	DatasourceUID      string        `yaml:"datasource_uid"`
+	ForOutageTolerance time.Duration `yaml:"for_outage_tolerance"`
+	ForGracePeriod     time.Duration `yaml:"for_grace_period"`
+	ResendDelay        time.Duration `yaml:"resend_delay"`
 	Storage            RulerStorage  `yaml:"storage"`
+	// RemoteWrite is Loki's ruler.remote_write, with one receiver.
+	RemoteWrite RulerRemoteWrite `yaml:"remote_write"`
+	// WAL is Loki's ruler.wal.
+	WAL RulerWAL `yaml:"wal"`
 	// MaxRulesPerRuleGroup and MaxRuleGroupsPerTenant are Loki's
 	// limits_config ruler_max_rules_per_rule_group and
 	// ruler_max_rule_groups_per_tenant (0: unlimited).
 	MaxRulesPerRuleGroup   int `yaml:"max_rules_per_rule_group"`
 	MaxRuleGroupsPerTenant int `yaml:"max_rule_groups_per_tenant"`
+}
+
+// RulerRemoteWrite is Loki's ruler.remote_write, where recorded samples
+// go, with a single receiver URL instead of Loki's clients map.
+type RulerRemoteWrite struct {
+	Enabled bool   `yaml:"enabled"`
+	URL     string `yaml:"url"`
+}
+
+// RulerWAL is Loki's ruler.wal.
+type RulerWAL struct {
+	// Dir holds each tenant's WAL (empty: <storage.path>/ruler-wal).
+	Dir string `yaml:"dir"`
 }
 
 // RulerStorage is Loki's ruler.storage with its local backend.
@@ -305,7 +354,9 @@ func Default() Config {
 		},
 		Tail:     Tail{Backend: "auto"},
 		Deletion: Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
-		Ruler:    Ruler{EnableAPI: true, EvaluationInterval: time.Minute},
+		Ruler: Ruler{EnableAPI: true, EnableEvaluation: true, EvaluationInterval: time.Minute, PollInterval: time.Minute, RulePath: "/rules",
+			ForOutageTolerance: time.Hour, ForGracePeriod: 10 * time.Minute, ResendDelay: time.Minute,
+			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
@@ -382,6 +433,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("deletion.mode %q: want disabled, filter-only or filter-and-delete", c.Deletion.Mode)
 	case c.Ruler.EvaluationInterval <= 0:
 		return errors.New("ruler.evaluation_interval must be > 0")
+	case c.Ruler.PollInterval <= 0:
+		return errors.New("ruler.poll_interval must be > 0")
+	case c.Ruler.RemoteWrite.Enabled && c.Ruler.RemoteWrite.URL == "":
+		return errors.New("ruler.remote_write.enabled needs ruler.remote_write.url")
 	case c.Ruler.MaxRulesPerRuleGroup < 0 || c.Ruler.MaxRuleGroupsPerTenant < 0:
 		return errors.New("ruler.max_rules_per_rule_group and ruler.max_rule_groups_per_tenant must be >= 0")
 	case c.Deletion.CancelPeriod < 0 || c.Deletion.MaxInterval < 0:

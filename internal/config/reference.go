@@ -11,6 +11,7 @@ import (
 // yamlOnly describes the settings that have no flag (blocks too rich for
 // one); every other YAML key is a flag's name with '_' for '-'.
 var yamlOnly = map[string]string{
+	"ruler.external_labels": "Loki's ruler.external_labels: labels added to alerts sent to Alertmanager where absent, and $externalLabels in rule templates (not added to remote-written samples)",
 	"limits.otlp_config": "Loki's `otlp_config` for `/otlp/v1/logs`: `resource_attributes` " +
 		"(`ignore_defaults`, `attributes_config`), `scope_attributes`, `log_attributes` " +
 		"(actions `index_label`, `structured_metadata`, `drop` by `attributes` or anchored `regex`), " +

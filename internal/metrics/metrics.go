@@ -126,6 +126,10 @@ func source(fromMemory bool) string {
 	return "storage"
 }
 
+// Registerer is the registry, for collectors of other packages (the
+// ruler's rules managers).
+func (m *Metrics) Registerer() prometheus.Registerer { return m.reg }
+
 // ObserveRuleFileError counts a rule namespace file that failed to read.
 func (m *Metrics) ObserveRuleFileError() { m.ruleFileErrors.Inc() }
 

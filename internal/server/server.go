@@ -34,6 +34,7 @@ import (
 	"github.com/vloki/vloki/internal/patterns"
 	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/queue"
+	"github.com/vloki/vloki/internal/ruler/eval"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 	"github.com/vloki/vloki/internal/streamindex"
 	"github.com/vloki/vloki/internal/tailhub"
@@ -182,7 +183,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return metrics.RuntimeFigures{QueriesRunning: running, QueriesWaiting: waiting,
 			LiveTails: tails.Subscribers(), BackendTails: backendTails.Active(), BackendUnreachable: c.Unreachable()}
 	})
-	ruler, err := newRuler(cfg, log, m)
+	ruler, err := newRuler(cfg, log, m, eng, resolver.Map, visible.Wait)
 	if err != nil {
 		stopDeletes()
 		return nil, err
@@ -215,7 +216,13 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 			return err
 		},
 	})
-	closeAll := func() { stopDeletes(); closeFn() }
+	closeAll := func() {
+		if ruler != nil && ruler.Evaluator != nil {
+			ruler.Evaluator.Stop()
+		}
+		stopDeletes()
+		closeFn()
+	}
 	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeAll, streams: streams}, nil
 }
 
@@ -254,9 +261,10 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 	return svc, func() { cancel(); <-done }, nil
 }
 
-// newRuler serves Loki's rules API from the rule store (nil when
-// ruler.enable_api is off).
-func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*api.Ruler, error) {
+// newRuler serves Loki's rules API from the rule store and evaluates its
+// rules (nil when ruler.enable_api is off).
+func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engine.Engine, tenants func(string) backend.Tenant,
+	wait func(context.Context, backend.Tenant) error) (*api.Ruler, error) {
 	if !cfg.Ruler.EnableAPI {
 		return nil, nil
 	}
@@ -269,8 +277,37 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics) (*api.Rul
 		return nil, err
 	}
 	store.OnBadFile = func(string, string, error) { m.ObserveRuleFileError() }
-	return &api.Ruler{Store: store, EvaluationInterval: cfg.Ruler.EvaluationInterval,
-		MaxRulesPerRuleGroup: cfg.Ruler.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: cfg.Ruler.MaxRuleGroupsPerTenant}, nil
+	r := cfg.Ruler
+	if !r.EnableEvaluation {
+		return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval,
+			MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
+	}
+	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
+		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
+		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
+		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
+			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
+		RemoteWrite: remoteWrite(cfg)})
+	if err := ev.Check(); err != nil {
+		return nil, err
+	}
+	store.OnChange = ev.Changed
+	ev.Start()
+	return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Evaluator: ev,
+		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
+}
+
+// remoteWrite is where recorded samples go (nowhere unless enabled).
+func remoteWrite(cfg config.Config) eval.RemoteWrite {
+	rw := cfg.Ruler.RemoteWrite
+	if !rw.Enabled {
+		return eval.RemoteWrite{}
+	}
+	dir := cfg.Ruler.WAL.Dir
+	if dir == "" {
+		dir = filepath.Join(cfg.Storage.Path, "ruler-wal")
+	}
+	return eval.RemoteWrite{URL: rw.URL, Dir: dir}
 }
 
 // processInterval is how often due delete requests are looked for: a

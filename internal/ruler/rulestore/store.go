@@ -48,6 +48,37 @@ type Store struct {
 	// OnBadFile, when set, is told of each namespace a listing leaves
 	// out (a metric counts them).
 	OnBadFile func(tenant, namespace string, err error)
+	// OnChange, when set, is told of each tenant whose rules the API
+	// changed (the evaluator re-syncs it).
+	OnChange func(tenant string)
+}
+
+// Tenants lists the tenants that have a directory in the store, in name
+// order.
+func (s *Store) Tenants() ([]string, error) {
+	entries, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		if _, err := s.tenantDir(e.Name()); err != nil || strings.HasPrefix(e.Name(), tmpPrefix) {
+			continue
+		}
+		if info, err := os.Stat(filepath.Join(s.dir, e.Name())); err == nil && info.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) changed(tenant string) {
+	if s.OnChange != nil {
+		s.OnChange(tenant)
+	}
 }
 
 // Open returns the store at dir; directories are created as groups are
@@ -255,6 +286,7 @@ func (s *Store) DeleteNamespace(tenant, namespace string) error {
 		}
 		return err
 	}
+	s.changed(tenant)
 	return syncDir(filepath.Dir(p))
 }
 
@@ -294,6 +326,7 @@ func (s *Store) write(tenant, namespace string, groups []Group) error {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
+		s.changed(tenant)
 		return syncDir(dir)
 	}
 	body, err := MarshalFile(groups)
@@ -326,6 +359,7 @@ func (s *Store) write(tenant, namespace string, groups []Group) error {
 	if err := os.Rename(tmp, p); err != nil {
 		return err
 	}
+	s.changed(tenant)
 	return syncDir(dir)
 }
 
