@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vloki/vloki/internal/atomicfile"
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
@@ -184,33 +185,7 @@ func (s *Store) write(t backend.Tenant, st *tenantState) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(s.dir, 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(s.dir, ".delete-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(raw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), filepath.Join(s.dir, fileOf(t))); err != nil {
-		return err
-	}
-	if d, err := os.Open(s.dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(s.dir, fileOf(t)), raw)
 }
 
 // List returns the tenant's requests in creation order; with both bounds

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/vloki/vloki/internal/atomicfile"
 )
 
 // Errors the API answers with Loki's texts.
@@ -37,7 +39,7 @@ func (e *NameError) Error() string {
 }
 
 // tmpPrefix marks the store's temporary files, which listings skip.
-const tmpPrefix = ".vloki-tmp-"
+const tmpPrefix = atomicfile.TempPrefix
 
 // Store is a directory of tenants' rule files.
 type Store struct {
@@ -287,7 +289,7 @@ func (s *Store) DeleteNamespace(tenant, namespace string) error {
 		return err
 	}
 	s.changed(tenant)
-	return syncDir(filepath.Dir(p))
+	return atomicfile.SyncDir(filepath.Dir(p))
 }
 
 // DeleteGroup removes one group; the namespace file goes with its last
@@ -327,48 +329,15 @@ func (s *Store) write(tenant, namespace string, groups []Group) error {
 			return err
 		}
 		s.changed(tenant)
-		return syncDir(dir)
+		return atomicfile.SyncDir(dir)
 	}
 	body, err := MarshalFile(groups)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, tmpPrefix+"*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op once renamed
-	if _, err := f.Write(body); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, p); err != nil {
+	if err := atomicfile.Write(p, body); err != nil {
 		return err
 	}
 	s.changed(tenant)
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	_ = d.Sync() // not supported everywhere; the rename is what matters
 	return nil
 }
