@@ -89,6 +89,7 @@ if [[ -n ${BENCH_EACH:-} ]]; then
   each=(-target "vloki=http://127.0.0.1:$p_emb" -target "vloki-index=http://127.0.0.1:$p_warm,nocache"
     -target "victorialogs=http://127.0.0.1:$vl_port,twins")
   [[ -n ${LOKI_URL:-} ]] && each+=(-target "loki=$LOKI_URL")
+  [[ -n ${p_base:-} ]] && each+=(-target "base=http://127.0.0.1:$p_base")
   "$work/vloki-bench" each -now "$now" -workloads "$BENCH_EACH" -runs "${BENCH_EACH_RUNS:-15}" "${each[@]}" >"$out/each.md"
   echo "per query: $out/each.md" >&2
 fi
