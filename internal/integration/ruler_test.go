@@ -3,8 +3,6 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,24 +35,7 @@ func rulerTargets(t *testing.T, change func(*config.Ruler)) ([]target, string) {
 // re-encoded).
 func (tg target) rulerDo(t *testing.T, method, rawPath, tenantID, body string) response {
 	t.Helper()
-	req, err := http.NewRequest(method, tg.url+rawPath, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tenantID != "" {
-		req.Header.Set("X-Scope-OrgID", tenantID)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return response{status: resp.StatusCode, header: resp.Header, body: b}
+	return tg.do(t, method, rawPath, tenantID, []byte(body), nil)
 }
 
 func expectAnswer(t *testing.T, what string, r response, status int, contentType, body string) {
