@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record ruler-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -102,6 +102,10 @@ collide-record:
 burst-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  BURST_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestSameTimestampOrderMatchesLoki$$' -v ./internal/integration/
+
+## ruler-record: Loki v3.7.8's ruler through TestRulerMatchesLoki's scenario (rules and alerts APIs, notifications, remote-written samples), which the test compares vloki's ruler with (builds Loki; not part of CI)
+ruler-record:
+	RULER_RECORD=1 $(GO) test -count=1 -timeout 10m -run '^TestRulerMatchesLoki$$' -v ./internal/integration/
 
 ## otlp-record: Loki's answers to the OTLP tests' exports, from fresh Loki v3.7.8s with the default and the tests' otlp_config (not part of CI)
 otlp-record:

@@ -116,6 +116,10 @@ type InstantRequest struct {
 	Time      time.Time
 	Limit     int
 	Direction exec.Direction
+	// AsQuerier evaluates the query as Loki's querier does when no query
+	// frontend rewrote it first: the ruler's local evaluation. Without it
+	// the frontend's rewrites apply, as on /loki/api/v1/query.
+	AsQuerier bool
 }
 
 // Result is a query answer: streams for log queries, a metric result
@@ -183,7 +187,7 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 	if err := e.checkBytesRead(ctx, t, req.Expr, ts, ts); err != nil {
 		return nil, contextError(ctx, err)
 	}
-	return e.metric(ctx, t, metricQuery{expr: req.Expr}, ts, ts, 0, false)
+	return e.metric(ctx, t, metricQuery{expr: req.Expr, asQuerier: req.AsQuerier}, ts, ts, 0, false)
 }
 
 // metricQuery is a metric query and its text as asked (empty: not to be
@@ -191,6 +195,8 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 type metricQuery struct {
 	expr logql.Expr
 	text string
+	// asQuerier skips the frontend's rewrites (InstantRequest.AsQuerier).
+	asQuerier bool
 }
 
 // metric runs a metric query; step 0 makes it an instant query. backward
@@ -214,7 +220,11 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, q metricQuery, st
 	if err != nil {
 		return nil, contextError(ctx, err)
 	}
-	m, err := plan.CompileMetric(se, f)
+	compile := plan.CompileMetric
+	if q.asQuerier {
+		compile = plan.CompileQuerierMetric
+	}
+	m, err := compile(se, f)
 	if err != nil {
 		return nil, err
 	}

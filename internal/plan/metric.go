@@ -171,6 +171,18 @@ func CompileMetric(e logql.SampleExpr, fc *foreign.Config) (Metric, error) {
 	return m, err
 }
 
+// CompileQuerierMetric plans a metric expression as Loki's querier runs
+// it when no frontend rewrote it (the ruler evaluates that way): the whole
+// answer is the querier's, limited by max_query_series as a whole.
+func CompileQuerierMetric(e logql.SampleExpr, fc *foreign.Config) (Metric, error) {
+	c := &compiler{downstream: map[logql.SampleExpr]bool{e: true}, generated: map[logql.SampleExpr]bool{}, foreign: fc}
+	m, err := c.metric(e)
+	if qa, ok := m.(*QuerierAnswer); ok {
+		qa.Whole = true
+	}
+	return m, err
+}
+
 // compiler plans the rewritten expression.
 type compiler struct {
 	downstream map[logql.SampleExpr]bool
