@@ -109,12 +109,15 @@ func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog
 		reg = prometheus.WrapRegistererWith(prometheus.Labels{"tenant": tenant}, prometheus.WrapRegistererWithPrefix("loki_ruler_wal_", reg))
 	}
 	rs := remote.NewStorage(log, reg, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
-	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: []*config.RemoteWriteConfig{cfg}}); err != nil {
+	// The WAL first: a queue started before it finds no WAL, retries 5s
+	// later and then skips every sample older than that retry.
+	db, err := agent.Open(log, nil, rs, dir, agent.DefaultOptions())
+	if err != nil {
 		_ = rs.Close()
 		return nil, err
 	}
-	db, err := agent.Open(log, nil, rs, dir, agent.DefaultOptions())
-	if err != nil {
+	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: []*config.RemoteWriteConfig{cfg}}); err != nil {
+		_ = db.Close()
 		_ = rs.Close()
 		return nil, err
 	}
