@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/ruler/eval"
+	"github.com/vloki/vloki/internal/rulertest"
 )
 
 // Rule evaluation as Loki v3.7.8's ruler does it (reference
@@ -109,10 +111,12 @@ func (c *amCapture) since(t time.Time) []amPost {
 	return out
 }
 
-// rwCapture records the series remote-written to it, by tenant.
+// rwCapture records the series remote-written to it, by tenant, and
+// passes each request on to the receiver (same path and query).
 type rwCapture struct {
-	mu     sync.Mutex
-	series map[string][]string // tenant → "labels value"
+	mu      sync.Mutex
+	series  map[string][]string // tenant → "labels value"
+	forward string
 }
 
 func (c *rwCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -124,6 +128,9 @@ func (c *rwCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil || r.Header.Get("Content-Encoding") != "snappy" {
 		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	if !c.pass(w, r, b) {
 		return
 	}
 	c.mu.Lock()
@@ -139,27 +146,68 @@ func (c *rwCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// pass sends the request on and answers as the receiver did; it reports
+// whether the receiver took it.
+func (c *rwCapture) pass(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	req, err := http.NewRequest(http.MethodPost, c.forward+r.URL.RequestURI(), bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return false
+	}
+	for _, h := range []string{"Content-Encoding", "Content-Type", "X-Prometheus-Remote-Write-Version", "X-Scope-OrgID"} {
+		req.Header.Set(h, r.Header.Get(h))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return false
+	}
+	defer resp.Body.Close()
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+	return resp.StatusCode/100 == 2
+}
+
 func (c *rwCapture) has(tenant, sample string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Contains(c.series[tenant], sample)
 }
 
+// rulerTargetsEach is rulerTargets with a change per target, given the
+// target's index.
+func rulerTargetsEach(t *testing.T, change func(int, *config.Ruler)) []target {
+	i := 0
+	targets, _ := rulerTargets(t, func(r *config.Ruler) { change(i, r); i++ })
+	return targets
+}
+
+// TestRulerEvaluates runs the ruler with real outputs: notifications go to
+// Alertmanager and to a capture, recorded samples through a capture to
+// VictoriaMetrics.
 func TestRulerEvaluates(t *testing.T) {
+	vm := rulertest.StartVictoriaMetrics(t)
+	realAM := rulertest.StartAlertmanager(t)
 	am := &amCapture{}
 	amSrv := httptest.NewServer(am)
 	t.Cleanup(amSrv.Close)
-	rw := &rwCapture{series: map[string][]string{}}
+	rw := &rwCapture{series: map[string][]string{}, forward: vm.URL}
 	rwSrv := httptest.NewServer(rw)
 	t.Cleanup(rwSrv.Close)
-	targets, _ := rulerTargets(t, func(r *config.Ruler) {
+	// Each target marks its outputs: alerts with the external label
+	// replica=<i> (Alertmanager would merge equal label sets), samples
+	// with src=<i> (VictoriaMetrics ignores X-Scope-OrgID).
+	targets := rulerTargetsEach(t, func(i int, r *config.Ruler) {
 		r.EnableEvaluation = true
 		r.EvaluationInterval = time.Second
-		r.AlertmanagerURL = amSrv.URL + "/am"
-		r.RemoteWrite.Enabled, r.RemoteWrite.URL, r.WAL.Dir = true, rwSrv.URL+"/api/v1/write", t.TempDir()
+		r.AlertmanagerURL = realAM.URL + "," + amSrv.URL + "/am"
+		r.ExternalLabels = map[string]string{"replica": strconv.Itoa(i)}
+		r.RemoteWrite.Enabled, r.WAL.Dir = true, t.TempDir()
+		r.RemoteWrite.URL = rwSrv.URL + strings.TrimPrefix(vm.WriteURL(strconv.Itoa(i)), vm.URL)
 	})
-	for _, tg := range targets {
+	for i, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
+			replica := strconv.Itoa(i)
 			ten := "eval-" + strings.NewReplacer(".", "", "-", "").Replace(tg.name)
 			now := time.Now()
 			tg.pushJSON(t, ten, jsonPush(map[string]string{"app": "x"}, entry{ns(now.Add(-10 * time.Second)), "a"}, entry{ns(now.Add(-9 * time.Second)), "b"}))
@@ -261,7 +309,7 @@ func TestRulerEvaluates(t *testing.T) {
 						t.Fatalf("posted to Alertmanager: %+v", p)
 					}
 					labels, _ := json.Marshal(p.alerts[0]["labels"])
-					if string(labels) != `{"alertname":"Lines","severity":"page"}` || p.alerts[0]["startsAt"] == nil || p.alerts[0]["endsAt"] == nil ||
+					if string(labels) != `{"alertname":"Lines","replica":"`+replica+`","severity":"page"}` || p.alerts[0]["startsAt"] == nil || p.alerts[0]["endsAt"] == nil ||
 						!strings.HasPrefix(p.alerts[0]["generatorURL"].(string), "/explore?left=") {
 						t.Errorf("alert posted: %v", p.alerts[0])
 					}
@@ -272,9 +320,9 @@ func TestRulerEvaluates(t *testing.T) {
 				}
 				time.Sleep(100 * time.Millisecond)
 			}
+			checkAlertmanager(t, realAM, replica, a)
 			// The recorded samples, and ALERTS, were remote-written (§2.5),
-			// without external labels. Each target's tenant has its own
-			// name, so that the receiver tells them apart.
+			// without external labels, with the tenant's X-Scope-OrgID.
 			// Prometheus' queue sends within batch_send_deadline (5s).
 			deadline = time.Now().Add(30 * time.Second)
 			for _, want := range []string{"__name__=app:lines:count5m,app=x 2", "__name__=app:lines:count5m,app=y 1",
@@ -286,6 +334,9 @@ func TestRulerEvaluates(t *testing.T) {
 					}
 					time.Sleep(100 * time.Millisecond)
 				}
+			}
+			if a.ActiveAt != nil {
+				checkExported(t, vm, replica, eval.SlotOffset("/rules", ten, "ns1", "eval", time.Second), *a.ActiveAt)
 			}
 			// Another tenant sees none of them.
 			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", "other", ""), 200, appJSON,
@@ -305,5 +356,72 @@ func TestRulerEvaluates(t *testing.T) {
 				time.Sleep(100 * time.Millisecond)
 			}
 		})
+	}
+}
+
+// checkAlertmanager: Alertmanager holds the firing alert with the
+// tenant's labels (and the external label) and annotations, from its
+// firing time, and notified its webhook of it.
+func checkAlertmanager(t *testing.T, am *rulertest.Alertmanager, replica string, fired evalAlert) {
+	t.Helper()
+	labels := map[string]string{"alertname": "Lines", "severity": "page", "replica": replica}
+	annotations := map[string]string{"summary": "2 lines", "other": "1 in y"}
+	var listed []rulertest.Alert
+	rulertest.WaitFor(t, "alert in Alertmanager", 10*time.Second, func() bool {
+		listed = am.Alerts(t, `replica="`+replica+`"`)
+		return len(listed) > 0
+	})
+	if l := listed[0]; len(listed) != 1 || !reflect.DeepEqual(l.Labels, labels) || !reflect.DeepEqual(l.Annotations, annotations) ||
+		l.Status.State != "active" || !strings.HasPrefix(l.GeneratorURL, "/explore?left=") || !l.EndsAt.After(l.StartsAt) ||
+		fired.ActiveAt == nil || !l.StartsAt.Equal(fired.ActiveAt.Truncate(time.Millisecond)) {
+		t.Errorf("Alertmanager lists %+v; the rule's alert %+v", listed, fired)
+	}
+	var hooked []rulertest.WebhookAlert
+	rulertest.WaitFor(t, "alert at Alertmanager's webhook", 10*time.Second, func() bool {
+		hooked = slices.DeleteFunc(am.Webhook.Alerts(), func(w rulertest.WebhookAlert) bool { return w.Labels["replica"] != replica })
+		return len(hooked) > 0
+	})
+	if w := hooked[0]; w.Status != "firing" || !reflect.DeepEqual(w.Labels, labels) || !reflect.DeepEqual(w.Annotations, annotations) {
+		t.Errorf("webhook got %+v", hooked)
+	}
+}
+
+// checkExported: VictoriaMetrics has the recorded series, ALERTS and
+// ALERTS_FOR_STATE, without external labels, each sample at a slot of
+// the group (its offset within each second), once. The recorded series
+// start at the first evaluation, the one that fired the alert; ALERTS
+// and ALERTS_FOR_STATE once the rules manager has restored the group's
+// for-state (after its second evaluation).
+func checkExported(t *testing.T, vm *rulertest.VictoriaMetrics, src string, offset time.Duration, firedAt time.Time) {
+	t.Helper()
+	for _, want := range []struct {
+		labels        map[string]string
+		value         float64
+		fromFirstSlot bool
+	}{
+		{map[string]string{"__name__": "app:lines:count5m", "app": "x"}, 2, true},
+		{map[string]string{"__name__": "app:lines:count5m", "app": "y"}, 1, true},
+		{map[string]string{"__name__": "ALERTS", "alertname": "Lines", "alertstate": "firing", "severity": "page"}, 1, false},
+		{map[string]string{"__name__": "ALERTS_FOR_STATE", "alertname": "Lines", "severity": "page"}, float64(firedAt.Unix()), false},
+	} {
+		want.labels["src"] = src
+		match := `{__name__="` + want.labels["__name__"] + `",src="` + src + `",app="` + want.labels["app"] + `"}`
+		var got []rulertest.Series
+		rulertest.WaitFor(t, "exported "+match, 30*time.Second, func() bool {
+			got = vm.Export(t, match)
+			return len(got) > 0
+		})
+		s := got[0]
+		if len(got) != 1 || !reflect.DeepEqual(s.Metric, want.labels) || s.Timestamps[0] < firedAt.UnixMilli() ||
+			(want.fromFirstSlot && s.Timestamps[0] != firedAt.UnixMilli()) {
+			t.Errorf("%s: exported %+v, want %v from %d", match, got, want.labels, firedAt.UnixMilli())
+			continue
+		}
+		for k, ts := range s.Timestamps {
+			if v := s.Values[k]; v == nil || *v != want.value || time.Duration(ts%1000)*time.Millisecond != offset.Truncate(time.Millisecond) ||
+				(k > 0 && ts <= s.Timestamps[k-1]) {
+				t.Errorf("%s: sample %d at %d (%v): want %v at slot offset %v, once", match, k, ts, v, want.value, offset)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 // Package vlrelease builds and runs the VictoriaLogs releases vloki
 // supports, each from its own Go module: the external backends of the
-// tests, the benchmarks and the load scripts.
+// tests, the benchmarks and the load scripts. It also builds the
+// VictoriaMetrics release the ruler's tests remote-write to.
 package vlrelease
 
 import (
@@ -53,11 +54,28 @@ func CacheDir() string {
 func Binary() (string, error) { return Newest().Binary() }
 
 // Binary builds victoria-logs of the release once, in a module of its own
-// under CacheDir, and returns its path. A file lock keeps parallel test
-// binaries from building it twice.
+// under CacheDir, and returns its path.
 func (r Release) Binary() (string, error) {
-	dir := filepath.Join(CacheDir(), "victoria-logs-"+r.Name)
-	bin := filepath.Join(dir, "victoria-logs")
+	return build("victoria-logs-"+r.Name, "victoria-logs", r.Module, r.Version)
+}
+
+// VictoriaMetricsVersion is the VictoriaMetrics single-node release the
+// ruler's tests remote-write to: the module victoria-logs v1.24.0 is
+// built from.
+const VictoriaMetricsVersion = "v1.121.0"
+
+// VictoriaMetrics builds victoria-metrics (single node) once, as Binary
+// builds victoria-logs, and returns its path.
+func VictoriaMetrics() (string, error) {
+	return build("victoria-metrics-"+VictoriaMetricsVersion, "victoria-metrics", "github.com/VictoriaMetrics/VictoriaMetrics", VictoriaMetricsVersion)
+}
+
+// build makes module@version's app/<app> once, in <CacheDir>/<dirName>,
+// and returns its path. A file lock keeps parallel test binaries from
+// building it twice.
+func build(dirName, app, module, version string) (string, error) {
+	dir := filepath.Join(CacheDir(), dirName)
+	bin := filepath.Join(dir, app)
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
@@ -75,16 +93,17 @@ func (r Release) Binary() (string, error) {
 	if _, err := os.Stat(bin); err == nil {
 		return bin, nil
 	}
-	if err := r.build(dir, bin); err != nil {
-		return "", fmt.Errorf("building victoria-logs %s from %s@%s: %w", r.Name, r.Module, r.Version, err)
+	pkg := module + "/app/" + app
+	if err := buildIn(dir, bin, pkg, version); err != nil {
+		return "", fmt.Errorf("building %s@%s: %w", pkg, version, err)
 	}
 	return bin, nil
 }
 
-// build makes bin in a scratch module that requires only the release's
-// module, so every release builds with the dependencies it was released
-// with, whatever vloki's own go.mod pins.
-func (r Release) build(dir, bin string) error {
+// buildIn makes bin in a scratch module that requires only pkg's module,
+// so every release builds with the dependencies it was released with,
+// whatever vloki's own go.mod pins.
+func buildIn(dir, bin, pkg, version string) error {
 	src := filepath.Join(dir, "src")
 	if err := os.MkdirAll(src, 0o755); err != nil {
 		return err
@@ -92,9 +111,8 @@ func (r Release) build(dir, bin string) error {
 	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module vlbuild\n\ngo 1.26\n"), 0o644); err != nil {
 		return err
 	}
-	pkg := r.Module + "/app/victoria-logs"
 	tmp := bin + ".tmp"
-	for _, args := range [][]string{{"get", pkg + "@" + r.Version}, {"build", "-o", tmp, pkg}} {
+	for _, args := range [][]string{{"get", pkg + "@" + version}, {"build", "-o", tmp, pkg}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = src
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOWORK=off", "GOFLAGS=-mod=mod")

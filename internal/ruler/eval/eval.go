@@ -274,7 +274,7 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 	tm.notifier = n
 	var appendable storage.Appendable = discard{}
 	if e.o.RemoteWrite.URL != "" {
-		wal, err := openWAL(e.o.RemoteWrite, tenant, e.o.Log.With("tenant", tenant))
+		wal, err := openWAL(e.o.RemoteWrite, tenant, e.o.Registerer, e.o.Log.With("tenant", tenant))
 		if err != nil {
 			// Samples are lost until the next manager; the log says so.
 			e.o.Log.Error("ruler: opening the remote write WAL; recorded samples are discarded", "tenant", tenant, "err", err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/config"
@@ -89,8 +90,10 @@ func (w *walStorage) Close() error {
 	return errors.Join(w.db.Close(), w.rs.Close())
 }
 
-// openWAL opens the tenant's WAL and starts sending from it.
-func openWAL(rw RemoteWrite, tenant string, log *slog.Logger) (*walStorage, error) {
+// openWAL opens the tenant's WAL and starts sending from it. With reg,
+// the remote storage's metrics are exposed under Loki's names:
+// loki_ruler_wal_prometheus_remote_storage_…{tenant="<tenant>"}.
+func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
 	cfg, err := rw.config(tenant)
 	if err != nil {
 		return nil, err
@@ -102,13 +105,19 @@ func openWAL(rw RemoteWrite, tenant string, log *slog.Logger) (*walStorage, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	rs := remote.NewStorage(log, nil, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
-	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: []*config.RemoteWriteConfig{cfg}}); err != nil {
+	if reg != nil {
+		reg = prometheus.WrapRegistererWith(prometheus.Labels{"tenant": tenant}, prometheus.WrapRegistererWithPrefix("loki_ruler_wal_", reg))
+	}
+	rs := remote.NewStorage(log, reg, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
+	// The WAL first: a queue started before it finds no WAL, retries 5s
+	// later and then skips every sample older than that retry.
+	db, err := agent.Open(log, nil, rs, dir, agent.DefaultOptions())
+	if err != nil {
 		_ = rs.Close()
 		return nil, err
 	}
-	db, err := agent.Open(log, nil, rs, dir, agent.DefaultOptions())
-	if err != nil {
+	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: []*config.RemoteWriteConfig{cfg}}); err != nil {
+		_ = db.Close()
 		_ = rs.Close()
 		return nil, err
 	}

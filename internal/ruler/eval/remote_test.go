@@ -1,0 +1,73 @@
+package eval
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/golang/snappy"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/prompb"
+)
+
+// A sample appended as soon as the WAL is open is sent (the queue finds
+// the WAL at once), the queue's metrics carry Loki's names and the
+// tenant, and closing unregisters them so that the tenant's next WAL can
+// register them again.
+func TestWALSendsAtOnceWithLokisMetrics(t *testing.T) {
+	got := make(chan int64, 10)
+	rw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		raw, _ := snappy.Decode(nil, b)
+		var req prompb.WriteRequest
+		if err := req.Unmarshal(raw); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		for _, ts := range req.Timeseries {
+			for _, s := range ts.Samples {
+				got <- s.Timestamp
+			}
+		}
+	}))
+	defer rw.Close()
+	reg := prometheus.NewRegistry()
+	cfg := RemoteWrite{URL: rw.URL + "/api/v1/write", Dir: t.TempDir(), BatchSendDeadline: 50 * time.Millisecond}
+	for round := range 2 {
+		w, err := openWAL(cfg, "t1", reg, quiet())
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(2 * time.Millisecond) // the queue sends samples newer than its start
+		ts := time.Now().UnixMilli()
+		app := w.Appender(context.Background())
+		if _, err := app.Append(0, labels.FromStrings("__name__", "m"), ts, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := app.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case sent := <-got:
+			if sent != ts {
+				t.Fatalf("round %d: sent %d, appended %d", round, sent, ts)
+			}
+		case <-time.After(4 * time.Second):
+			t.Fatalf("round %d: the sample appended at once was not sent", round)
+		}
+		const name = "loki_ruler_wal_prometheus_remote_storage_samples_total"
+		if v := sample(t, reg, name, `tenant="t1"`); v != 1 {
+			t.Errorf("round %d: %s{tenant=\"t1\"} = %v", round, name, v)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if v := sample(t, reg, name, `tenant="t1"`); v != -1 {
+			t.Errorf("round %d: %s still registered after Close", round, name)
+		}
+	}
+}
