@@ -50,7 +50,9 @@ func indexOf(rs ...rulefmt.Rule) *ruleIndex {
 	return ix
 }
 
-func eq(name, value string) *labels.Matcher { return labels.MustNewMatcher(labels.MatchEqual, name, value) }
+func eq(name, value string) *labels.Matcher {
+	return labels.MustNewMatcher(labels.MatchEqual, name, value)
+}
 
 // onlySeries is the one series of a set, or fails.
 func onlySeries(t *testing.T, ss storage.SeriesSet) (labels.Labels, int64, float64) {

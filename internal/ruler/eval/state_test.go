@@ -215,7 +215,7 @@ func TestResumePending(t *testing.T) {
 		ok               bool
 		activeAt         time.Time
 	}{
-		{hold: 30 * time.Second, pendingFor: 10 * time.Second},                                                  // for under the grace period
+		{hold: 30 * time.Second, pendingFor: 10 * time.Second},                                                    // for under the grace period
 		{hold: 10 * time.Minute, pendingFor: 11 * time.Minute, ok: true, activeAt: downAt.Add(-11 * time.Minute)}, // due: fires next
 		{hold: 10 * time.Minute, pendingFor: 9*time.Minute + 30*time.Second, ok: true, activeAt: ts.Add(time.Minute - 10*time.Minute)},
 		{hold: 10 * time.Minute, pendingFor: 4 * time.Minute, ok: true, activeAt: ts.Add(-4 * time.Minute)}, // moved by the outage
