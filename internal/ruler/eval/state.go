@@ -350,15 +350,21 @@ func (s *alertState) flush() {
 func (s *alertState) remove() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	clear(s.current)
+	s.removeLocked()
+}
+
+// removeLocked deletes the file: there is nothing to restore.
+func (s *alertState) removeLocked() {
 	if err := os.Remove(s.path); err != nil && !errors.Is(err, os.ErrNotExist) {
 		s.log.Warn("ruler: removing the alert state", "file", s.path, "err", err)
+		return
 	}
-	clear(s.current)
 	clear(s.written)
 }
 
 // saveLocked writes current, at most maxSavedAlerts alerts; a tenant
-// without alerts and without a file writes nothing.
+// without alerts has no file.
 func (s *alertState) saveLocked() {
 	keys := make([]string, 0, len(s.current))
 	total := 0
@@ -366,7 +372,10 @@ func (s *alertState) saveLocked() {
 		keys = append(keys, k)
 		total += len(g.Alerts)
 	}
-	if total == 0 && len(s.written) == 0 {
+	if total == 0 {
+		if len(s.written) > 0 {
+			s.removeLocked()
+		}
 		s.lastSave, s.dirty = time.Now(), false
 		return
 	}

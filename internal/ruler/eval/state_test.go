@@ -188,13 +188,19 @@ func TestSavedAlertsResumed(t *testing.T) {
 	}
 }
 
-// TestStateRemovedWithTheRules: a tenant left without rules has no
-// saved alerts.
+// TestStateRemovedWithTheRules: a tenant without active alerts, or
+// left without rules, has no saved alerts.
 func TestStateRemovedWithTheRules(t *testing.T) {
 	f := newStateFixture(t, rulestore.Group{Name: "g", Rules: []rulestore.Rule{{Alert: "A", Expr: pageExpr}}})
-	ev := f.start(t, &switchEngine{res: vectorResult(5)}, nil)
+	e := &switchEngine{res: vectorResult(5)}
+	ev := f.start(t, e, nil)
 	defer ev.Stop()
-	until(t, "saved", func() bool { _, err := os.Stat(f.file()); return err == nil })
+	saved := func() bool { _, err := os.Stat(f.file()); return err == nil }
+	until(t, "saved", saved)
+	e.set(emptyVector())
+	until(t, "removed once resolved", func() bool { return !saved() })
+	e.set(vectorResult(5))
+	until(t, "saved again", saved)
 	if err := f.store.DeleteNamespace("t1", "ns"); err != nil {
 		t.Fatal(err)
 	}
