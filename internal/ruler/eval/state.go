@@ -27,7 +27,8 @@ import (
 // start over, or are re-derived from their query, see restore.go). The
 // file is rewritten after a group evaluation that changed an alert's
 // state, and at least every stateRefresh, so that it tells when each
-// group last ran. When a tenant's manager starts, each group's first
+// group last ran; a tenant without active alerts has no file. When a
+// tenant's manager starts, each group's first
 // evaluation begins with its saved alerts: a firing alert is firing
 // again with its activeAt, firedAt (the notification's startsAt) and
 // keep-firing time; a pending one keeps its progress towards firing,
