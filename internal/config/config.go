@@ -276,6 +276,14 @@ type Ruler struct {
 	RemoteWrite RulerRemoteWrite `yaml:"remote_write"`
 	// WAL is Loki's ruler.wal.
 	WAL RulerWAL `yaml:"wal"`
+	// QueryOffset is vloki's: groups without query_offset query at each
+	// slot minus it, for logs arriving late (0: at the slot, as Loki).
+	QueryOffset time.Duration `yaml:"query_offset"`
+	// PersistAlertState keeps each tenant's pending and firing alerts in
+	// AlertStateDir (empty: <storage.path>/ruler-state), so that they
+	// survive a restart (vloki's; off, they start over, as in Loki).
+	PersistAlertState bool   `yaml:"persist_alert_state"`
+	AlertStateDir     string `yaml:"alert_state_dir"`
 	// MaxRulesPerRuleGroup and MaxRuleGroupsPerTenant are Loki's
 	// limits_config ruler_max_rules_per_rule_group and
 	// ruler_max_rule_groups_per_tenant (0: unlimited).
@@ -356,7 +364,7 @@ func Default() Config {
 		Deletion: Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
 		Ruler: Ruler{EnableAPI: true, EnableEvaluation: true, EvaluationInterval: time.Minute, PollInterval: time.Minute, RulePath: "/rules",
 			ForOutageTolerance: time.Hour, ForGracePeriod: 10 * time.Minute, ResendDelay: time.Minute,
-			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second},
+			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second, PersistAlertState: true},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
@@ -437,6 +445,8 @@ func (c Config) Validate() error {
 		return errors.New("ruler.poll_interval must be > 0")
 	case c.Ruler.RemoteWrite.Enabled && c.Ruler.RemoteWrite.URL == "":
 		return errors.New("ruler.remote_write.enabled needs ruler.remote_write.url")
+	case c.Ruler.QueryOffset < 0:
+		return errors.New("ruler.query_offset must be >= 0")
 	case c.Ruler.MaxRulesPerRuleGroup < 0 || c.Ruler.MaxRuleGroupsPerTenant < 0:
 		return errors.New("ruler.max_rules_per_rule_group and ruler.max_rule_groups_per_tenant must be >= 0")
 	case c.Deletion.CancelPeriod < 0 || c.Deletion.MaxInterval < 0:

@@ -21,9 +21,10 @@ import (
 // directory of the test's; rules are not evaluated unless change says so
 // (so that answers do not depend on when a slot falls).
 func rulerTargets(t *testing.T, change func(*config.Ruler)) ([]target, string) {
-	dir := t.TempDir()
+	dir, stateDir := t.TempDir(), t.TempDir()
 	return targetsWith(t, func(cfg *config.Config) {
 		cfg.Ruler.Storage.Local.Directory = dir
+		cfg.Ruler.AlertStateDir = stateDir
 		cfg.Ruler.EnableEvaluation = false
 		if change != nil {
 			change(&cfg.Ruler)
@@ -65,12 +66,15 @@ rules:
   - record: app:errors:rate5m
     expr: sum by (app) (rate({app="api"}[5m]))
 `
+	// keep_firing_for is vloki's: Loki drops it (loki#7450); vloki keeps
+	// it, evaluates it and prints it back (only when set).
 	groupG1Listed = `    - name: g1
       interval: 1m30s
       rules:
         - alert: HighErrors
           expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
           for: 2m
+          keep_firing_for: 5m
           labels:
             severity: page
           annotations:
@@ -150,6 +154,7 @@ rules:
     - alert: HighErrors
       expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
       for: 2m
+      keep_firing_for: 5m
       labels:
         severity: page
       annotations:
@@ -185,7 +190,7 @@ rules:
 			expectAnswer(t, "alerts", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", ten, ""), 200, appJSON,
 				`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`)
 			expectAnswer(t, "labels filter", tg.rulerDo(t, "GET", "/api/prom/rules?labels=severity:page,x:y", ten, ""), 200, appYAML,
-				"ns 1:\n    - name: g1\n      interval: 1m30s\n      rules:\n"+strings.Join(strings.SplitAfter(groupG1Listed, "\n")[3:10], ""))
+				"ns 1:\n    - name: g1\n      interval: 1m30s\n      rules:\n"+strings.Join(strings.SplitAfter(groupG1Listed, "\n")[3:11], ""))
 			expectAnswer(t, "labels filter without a colon", tg.rulerDo(t, "GET", "/api/prom/rules?labels=severity", ten, ""), 500, textPlain,
 				"error while processing request: runtime error: index out of range [1] with length 1")
 			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/api/prom/rules", "ruler-other", ""), 404, textPlain, "no rule groups found\n")

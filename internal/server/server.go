@@ -287,7 +287,7 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
 			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
-		RemoteWrite: remoteWrite(cfg)})
+		RemoteWrite: remoteWrite(cfg), QueryOffset: r.QueryOffset, AlertStateDir: alertStateDir(cfg)})
 	if err := ev.Check(); err != nil {
 		return nil, err
 	}
@@ -308,6 +308,18 @@ func remoteWrite(cfg config.Config) eval.RemoteWrite {
 		dir = filepath.Join(cfg.Storage.Path, "ruler-wal")
 	}
 	return eval.RemoteWrite{URL: rw.URL, Dir: dir}
+}
+
+// alertStateDir is where alerts are kept across restarts (empty: not
+// kept).
+func alertStateDir(cfg config.Config) string {
+	switch {
+	case !cfg.Ruler.PersistAlertState:
+		return ""
+	case cfg.Ruler.AlertStateDir != "":
+		return cfg.Ruler.AlertStateDir
+	}
+	return filepath.Join(cfg.Storage.Path, "ruler-state")
 }
 
 // processInterval is how often due delete requests are looked for: a

@@ -50,6 +50,12 @@ type Options struct {
 	Alerting Alerting
 	// RemoteWrite sends recorded samples (discarded without a URL).
 	RemoteWrite RemoteWrite
+	// QueryOffset is the query offset of groups that set none (vloki's
+	// ruler.query_offset; 0, Loki's, queries at each slot).
+	QueryOffset time.Duration
+	// AlertStateDir keeps each tenant's pending and firing alerts across
+	// restarts (vloki's; empty: not kept, as in Loki).
+	AlertStateDir string
 }
 
 // Evaluator runs a rules manager per tenant that has rules.
@@ -76,10 +82,17 @@ type tenantManager struct {
 	collectors []prometheus.Collector
 	notifier   *notifier.Manager
 	wal        *walStorage
+	// index serves the for-state restore; state, when kept, the alerts
+	// saved across restarts.
+	index *ruleIndex
+	state *alertState
 }
 
 func (tm *tenantManager) stop() {
 	tm.m.Stop()
+	if tm.state != nil {
+		tm.state.flush()
+	}
 	if tm.notifier != nil {
 		tm.notifier.Stop()
 	}
@@ -228,11 +241,15 @@ func (e *Evaluator) Sync() {
 			list = append(list, f)
 		}
 		sort.Strings(list)
-		if err := tm.m.Update(e.o.EvaluationInterval, list, labels.FromMap(e.o.Alerting.ExternalLabels), e.o.ExternalURL, nil); err != nil {
+		tm.index.set(files, list)
+		if err := tm.m.Update(e.o.EvaluationInterval, list, labels.FromMap(e.o.Alerting.ExternalLabels), e.o.ExternalURL, tm.iterate()); err != nil {
 			e.o.Log.Error("ruler: loading rules", "tenant", tenant, "err", err)
 			e.reloaded.WithLabelValues(tenant).Set(0)
 		} else {
 			e.reloaded.WithLabelValues(tenant).Set(1)
+		}
+		if tm.state != nil {
+			tm.state.loaded(tm.m.RuleGroups())
 		}
 	}
 	var stopped []*tenantManager
@@ -247,11 +264,31 @@ func (e *Evaluator) Sync() {
 	e.mu.Unlock()
 	for _, tm := range stopped {
 		tm.stop()
+		if tm.state != nil {
+			tm.state.remove() // no rules left: nothing to restore
+		}
 	}
 }
 
+// iterate is the groups' evaluation: Prometheus' default, or with the
+// alerts kept across restarts.
+func (tm *tenantManager) iterate() rules.GroupEvalIterationFunc {
+	if tm.state == nil {
+		return nil
+	}
+	return tm.state.iterate
+}
+
 func (e *Evaluator) newManager(tenant string) *tenantManager {
-	tm := &tenantManager{loader: &loader{}}
+	tm := &tenantManager{loader: &loader{}, index: &ruleIndex{}}
+	log := e.o.Log.With("tenant", tenant)
+	if e.o.AlertStateDir != "" {
+		st, err := openState(e.o.AlertStateDir, tenant, e.o.OutageTolerance, e.o.ForGracePeriod, log)
+		if err != nil {
+			log.Error("ruler: alert state not kept", "err", err)
+		}
+		tm.state = st
+	}
 	// Loki's names: Prometheus' rules metrics prefixed loki_, with the
 	// tenant as user.
 	metrics := rules.NewGroupMetrics(nil)
@@ -282,13 +319,20 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 			tm.wal, appendable = wal, wal
 		}
 	}
+	query := QueryFunc(e.o.Engine, e.o.Tenant(tenant), e.o.Wait)
+	forState := &forStateQueryable{query: query, rules: tm.index, log: log}
+	if tm.state != nil {
+		forState.skip = tm.state.isRestored
+	}
+	queryOffset := e.o.QueryOffset
 	tm.m = rules.NewManager(&rules.ManagerOptions{
 		NameValidationScheme:     model.UTF8Validation,
-		QueryFunc:                QueryFunc(e.o.Engine, e.o.Tenant(tenant), e.o.Wait),
+		QueryFunc:                query,
 		NotifyFunc:               notifyFunc(n, e.o.ExternalURL, e.o.Alerting.DatasourceUID),
 		Context:                  context.Background(),
 		Appendable:               appendable,
-		Queryable:                noState,
+		Queryable:                forState,
+		DefaultRuleQueryOffset:   func() time.Duration { return queryOffset },
 		Logger:                   e.o.Log.With("tenant", tenant),
 		OutageTolerance:          e.o.OutageTolerance,
 		ForGracePeriod:           e.o.ForGracePeriod,
@@ -303,10 +347,10 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 func toRuleGroups(gs []rulestore.Group) *rulefmt.RuleGroups {
 	out := &rulefmt.RuleGroups{}
 	for _, g := range gs {
-		rg := rulefmt.RuleGroup{Name: g.Name, Interval: g.Interval, Limit: g.Limit}
+		rg := rulefmt.RuleGroup{Name: g.Name, Interval: g.Interval, QueryOffset: g.QueryOffset, Limit: g.Limit}
 		for _, r := range g.Rules {
 			rg.Rules = append(rg.Rules, rulefmt.Rule{Record: r.Record, Alert: r.Alert, Expr: r.Expr,
-				For: model.Duration(r.For), Labels: r.Labels, Annotations: r.Annotations})
+				For: r.For, KeepFiringFor: r.KeepFiringFor, Labels: r.Labels, Annotations: r.Annotations})
 		}
 		out.Groups = append(out.Groups, rg)
 	}

@@ -153,7 +153,3 @@ func (discardAppender) Append(storage.SeriesRef, labels.Labels, int64, float64) 
 func (discardAppender) SetOptions(*storage.AppendOptions) {}
 func (discardAppender) Commit() error                     { return nil }
 func (discardAppender) Rollback() error                   { return nil }
-
-// noState is the for-state source: nothing kept, so an alert whose for
-// is at least the grace period starts over after a restart.
-var noState = storage.QueryableFunc(func(int64, int64) (storage.Querier, error) { return storage.NoopQuerier(), nil })

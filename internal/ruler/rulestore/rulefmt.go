@@ -23,24 +23,28 @@ import (
 )
 
 // Group is a rule group as Loki keeps it (its proto's fields) and prints
-// it: the YAML keys and their order are rulefmt.RuleGroup's, with the
-// fields Loki drops (query_offset, group labels) left out.
+// it: the YAML keys and their order are rulefmt.RuleGroup's. Group labels
+// are dropped, as by Loki. query_offset is kept (vloki's: Loki drops it),
+// and printed only when set, so groups without it read as in Loki.
 type Group struct {
-	Name     string         `yaml:"name"`
-	Interval model.Duration `yaml:"interval,omitempty"`
-	Limit    int            `yaml:"limit,omitempty"`
-	Rules    []Rule         `yaml:"rules"`
+	Name        string          `yaml:"name"`
+	Interval    model.Duration  `yaml:"interval,omitempty"`
+	QueryOffset *model.Duration `yaml:"query_offset,omitempty"`
+	Limit       int             `yaml:"limit,omitempty"`
+	Rules       []Rule          `yaml:"rules"`
 }
 
-// Rule is a recording or alerting rule as Loki keeps it; keep_firing_for
-// is dropped, as Loki's proto has no field for it.
+// Rule is a recording or alerting rule as Loki keeps it, plus an alert's
+// keep_firing_for (vloki's: Loki's proto has no field for it, loki#7450),
+// printed only when set.
 type Rule struct {
-	Record      string            `yaml:"record,omitempty"`
-	Alert       string            `yaml:"alert,omitempty"`
-	Expr        string            `yaml:"expr"`
-	For         model.Duration    `yaml:"for,omitempty"`
-	Labels      map[string]string `yaml:"labels,omitempty"`
-	Annotations map[string]string `yaml:"annotations,omitempty"`
+	Record        string            `yaml:"record,omitempty"`
+	Alert         string            `yaml:"alert,omitempty"`
+	Expr          string            `yaml:"expr"`
+	For           model.Duration    `yaml:"for,omitempty"`
+	KeepFiringFor model.Duration    `yaml:"keep_firing_for,omitempty"`
+	Labels        map[string]string `yaml:"labels,omitempty"`
+	Annotations   map[string]string `yaml:"annotations,omitempty"`
 }
 
 // Name is the rule's alert or record name.
@@ -76,11 +80,17 @@ type fileRule struct {
 	Annotations   map[string]string `yaml:"annotations,omitempty"`
 }
 
+// kept is the group as stored: group labels dropped, as by Loki;
+// keep_firing_for kept on alerting rules only (Prometheus' recording
+// rules have none, and Loki accepts it there silently).
 func (g fileGroup) kept() Group {
-	out := Group{Name: g.Name, Interval: g.Interval, Limit: g.Limit, Rules: make([]Rule, 0, len(g.Rules))}
+	out := Group{Name: g.Name, Interval: g.Interval, QueryOffset: g.QueryOffset, Limit: g.Limit, Rules: make([]Rule, 0, len(g.Rules))}
 	for _, r := range g.Rules {
-		out.Rules = append(out.Rules, Rule{Record: r.Record, Alert: r.Alert, Expr: r.Expr, For: r.For,
-			Labels: r.Labels, Annotations: r.Annotations})
+		rule := Rule{Record: r.Record, Alert: r.Alert, Expr: r.Expr, For: r.For, Labels: r.Labels, Annotations: r.Annotations}
+		if r.Alert != "" {
+			rule.KeepFiringFor = r.KeepFiringFor
+		}
+		out.Rules = append(out.Rules, rule)
 	}
 	return out
 }

@@ -109,14 +109,28 @@ func TestParseFileStrictAndPostLenient(t *testing.T) {
 	if _, err := ParseFile([]byte("groups:\n  - name: g\n    bogus: 1\n    rules: []\n")); err == nil || !strings.Contains(err.Error(), "field bogus not found") {
 		t.Errorf("unknown key in a file: %v", err)
 	}
-	// Prometheus' keys Loki drops are accepted in files, and dropped.
-	gs, err := ParseFile([]byte("groups:\n  - name: g\n    query_offset: 1m\n    labels: {a: b}\n    rules:\n      - alert: A\n        expr: vector(1)\n        keep_firing_for: 5m\n"))
+	// Prometheus' keys Loki drops are accepted in files: group labels
+	// are dropped, as by Loki; query_offset and an alert's
+	// keep_firing_for are kept (vloki evaluates them), a recording
+	// rule's keep_firing_for is dropped.
+	gs, err := ParseFile([]byte("groups:\n  - name: g\n    query_offset: 1m\n    labels: {a: b}\n    rules:\n      - alert: A\n        expr: vector(1)\n        keep_firing_for: 5m\n      - record: r\n        expr: vector(1)\n        keep_firing_for: 5m\n"))
 	if err != nil || len(gs) != 1 || gs[0].Rules[0].Alert != "A" {
 		t.Fatalf("%v %v", gs, err)
 	}
 	b, _ := MarshalFile(gs)
-	if strings.Contains(string(b), "query_offset") || strings.Contains(string(b), "keep_firing_for") || strings.Contains(string(b), "labels") {
-		t.Errorf("dropped fields written: %s", b)
+	want := "groups:\n    - name: g\n      query_offset: 1m\n      rules:\n        - alert: A\n          expr: vector(1)\n          keep_firing_for: 5m\n        - record: r\n          expr: vector(1)\n"
+	if string(b) != want {
+		t.Errorf("written:\n%s\nwant:\n%s", b, want)
+	}
+	// Without them, the group prints as Loki prints it.
+	b, _ = MarshalFile([]Group{{Name: "g", Rules: []Rule{{Alert: "A", Expr: "vector(1)"}}}})
+	if strings.Contains(string(b), "query_offset") || strings.Contains(string(b), "keep_firing_for") {
+		t.Errorf("unset fields written: %s", b)
+	}
+	// A POSTed group keeps them too.
+	g, err := ParseGroup([]byte("name: g\nquery_offset: 30s\nrules:\n  - alert: A\n    expr: vector(1)\n    keep_firing_for: 2m\n"))
+	if err != nil || g.QueryOffset == nil || time.Duration(*g.QueryOffset) != 30*time.Second || time.Duration(g.Rules[0].KeepFiringFor) != 2*time.Minute {
+		t.Errorf("posted group: %+v %v", g, err)
 	}
 	if _, err := ParseGroup([]byte("name: g\nunknown: 1\nrules: []\n")); err != nil {
 		t.Errorf("POST bodies are decoded leniently: %v", err)
