@@ -26,6 +26,7 @@ import (
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/ruler/eval"
+	"github.com/vloki/vloki/internal/rulertest"
 )
 
 // TestRulerMatchesLoki drives vloki's ruler through the scenario make
@@ -62,7 +63,9 @@ func TestRulerMatchesLoki(t *testing.T) {
 		t.Fatal(err)
 	}
 	outs := newRulerOutputs(t)
+	vm := rulertest.StartVictoriaMetrics(t)
 	var dirs []string
+	var ams []*rulertest.Alertmanager
 	targets := targetsWith(t, func(cfg *config.Config) {
 		dir := filepath.Join(t.TempDir(), "rules")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -74,8 +77,13 @@ func TestRulerMatchesLoki(t *testing.T) {
 		cfg.Ruler.RulePath = want.RulePath
 		cfg.Ruler.EvaluationInterval, cfg.Ruler.PollInterval = 10*time.Second, time.Second
 		cfg.Ruler.ExternalURL, cfg.Ruler.DatasourceUID = "http://grafana.test", "loki-uid"
-		cfg.Ruler.AlertmanagerURL = outs.amURL(strconv.Itoa(len(dirs)))
-		cfg.Ruler.RemoteWrite.Enabled, cfg.Ruler.RemoteWrite.URL, cfg.Ruler.WAL.Dir = true, outs.rwURL(strconv.Itoa(len(dirs))), t.TempDir()
+		// Each target its own Alertmanager: the same alerts from several
+		// rulers would be merged in one.
+		key := strconv.Itoa(len(dirs))
+		ams = append(ams, rulertest.StartAlertmanager(t))
+		outs.forward[key] = vm.WriteURL(key)
+		cfg.Ruler.AlertmanagerURL = outs.amURL(key) + "," + ams[len(ams)-1].URL
+		cfg.Ruler.RemoteWrite.Enabled, cfg.Ruler.RemoteWrite.URL, cfg.Ruler.WAL.Dir = true, outs.rwURL(key), t.TempDir()
 	})
 	t.Run("targets", func(t *testing.T) {
 		for i, tg := range targets {
@@ -90,9 +98,71 @@ func TestRulerMatchesLoki(t *testing.T) {
 					rulePath: want.RulePath,
 				}, rules)
 				compareRulerRecordings(t, want, got)
+				checkReceivers(t, vm, ams[i], strconv.Itoa(i+1), outs)
 			})
 		}
 	})
+}
+
+// checkReceivers checks that the real receivers took what the ruler sent:
+// VictoriaMetrics holds every remote-written sample (a stale marker as
+// null; values as VictoriaMetrics stores them, to 12 significant digits),
+// and Alertmanager notified every alert sent, resolved ones as resolved.
+func checkReceivers(t *testing.T, vm *rulertest.VictoriaMetrics, am *rulertest.Alertmanager, key string, o *rulerOutputs) {
+	t.Helper()
+	o.mu.Lock()
+	sent, notes := slices.Clone(o.samp[key]), slices.Clone(o.notes[key])
+	o.mu.Unlock()
+	stored := map[string]*float64{}
+	for _, s := range vm.Export(t, `{src="`+key+`"}`) {
+		delete(s.Metric, "src")
+		for i, ts := range s.Timestamps {
+			stored[labelsKey(s.Metric)+"@"+strconv.FormatInt(ts, 10)] = s.Values[i]
+		}
+	}
+	for _, s := range sent {
+		k := labelsKey(s.metric) + "@" + strconv.FormatInt(s.ts, 10)
+		v, ok := stored[k]
+		switch {
+		case !ok:
+			t.Errorf("VictoriaMetrics lacks %s", k)
+		case value.IsStaleNaN(s.v) != (v == nil):
+			t.Errorf("VictoriaMetrics has %s = %v, sent %v", k, v, s.v)
+		case v != nil && math.Abs(*v-s.v) > 1e-9*math.Max(1, math.Abs(s.v)):
+			t.Errorf("VictoriaMetrics has %s = %v, sent %v", k, *v, s.v)
+		}
+	}
+	rulertest.WaitFor(t, "Alertmanager's notifications", 10*time.Second, func() bool {
+		got := map[string]bool{}
+		for _, a := range am.Webhook.Alerts() {
+			got[a.Status+" "+labelsKey(a.Labels)+" "+a.StartsAt.UTC().Format(time.RFC3339Nano)] = true
+		}
+		for _, n := range notes {
+			labels := map[string]string{}
+			for k, v := range n.alert["labels"].(map[string]any) {
+				labels[k] = v.(string)
+			}
+			starts, _ := time.Parse(time.RFC3339Nano, n.alert["startsAt"].(string))
+			ends, _ := time.Parse(time.RFC3339Nano, n.alert["endsAt"].(string))
+			status := "firing"
+			if ends.Before(time.Now()) {
+				status = "resolved"
+			}
+			if !got[status+" "+labelsKey(labels)+" "+starts.UTC().Format(time.RFC3339Nano)] {
+				return false
+			}
+		}
+		return len(notes) > 0
+	})
+}
+
+func labelsKey(m map[string]string) string {
+	ks := make([]string, 0, len(m))
+	for k, v := range m {
+		ks = append(ks, k+"="+strconv.Quote(v))
+	}
+	sort.Strings(ks)
+	return "{" + strings.Join(ks, ",") + "}"
 }
 
 // rulerRecording is what one ruler produced in the scenario, with times
@@ -265,6 +335,9 @@ type rulerOutputs struct {
 	mu    sync.Mutex
 	notes map[string][]capturedNote
 	samp  map[string][]capturedSample
+	// forward, by key, is the real receiver each write is passed on to;
+	// a write counts once the receiver took it.
+	forward map[string]string
 }
 
 type capturedNote struct {
@@ -274,12 +347,13 @@ type capturedNote struct {
 
 type capturedSample struct {
 	tenant, labels string
+	metric         map[string]string
 	ts             int64
 	v              float64
 }
 
 func newRulerOutputs(t *testing.T) *rulerOutputs {
-	o := &rulerOutputs{notes: map[string][]capturedNote{}, samp: map[string][]capturedSample{}}
+	o := &rulerOutputs{notes: map[string][]capturedNote{}, samp: map[string][]capturedSample{}, forward: map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /am/{key}/api/v2/alerts", o.alerts)
 	mux.HandleFunc("POST /rw/{key}", o.write)
@@ -317,16 +391,43 @@ func (o *rulerOutputs) write(w http.ResponseWriter, r *http.Request) {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if to := o.forward[r.PathValue("key")]; to != "" && !passOn(w, r, to, b) {
+		return
+	}
 	for _, ts := range req.Timeseries {
 		var ls []string
+		m := map[string]string{}
 		for _, l := range ts.Labels {
 			ls = append(ls, l.Name+"="+strconv.Quote(l.Value))
+			m[l.Name] = l.Value
 		}
 		for _, s := range ts.Samples {
 			o.samp[r.PathValue("key")] = append(o.samp[r.PathValue("key")],
-				capturedSample{r.Header.Get("X-Scope-OrgID"), "{" + strings.Join(ls, ",") + "}", s.Timestamp, s.Value})
+				capturedSample{r.Header.Get("X-Scope-OrgID"), "{" + strings.Join(ls, ",") + "}", m, s.Timestamp, s.Value})
 		}
 	}
+}
+
+// passOn sends a remote write on to url and answers as its receiver did;
+// it reports whether the receiver took it.
+func passOn(w http.ResponseWriter, r *http.Request, url string, body []byte) bool {
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return false
+	}
+	for _, h := range []string{"Content-Encoding", "Content-Type", "X-Prometheus-Remote-Write-Version", "X-Scope-OrgID"} {
+		req.Header.Set(h, r.Header.Get(h))
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return false
+	}
+	defer resp.Body.Close()
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+	return resp.StatusCode/100 == 2
 }
 
 // notifications are the distinct alerts sent, with times relative to a.
