@@ -110,7 +110,7 @@ func (e *Evaluator) Check() error {
 	if _, _, err := e.o.Alerting.alertmanagers(); err != nil {
 		return err
 	}
-	return e.o.RemoteWrite.check()
+	return e.o.RemoteWrite.checkClients()
 }
 
 // New returns a stopped evaluator; Start runs it.
@@ -273,7 +273,7 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 	}
 	tm.notifier = n
 	var appendable storage.Appendable = discard{}
-	if e.o.RemoteWrite.URL != "" {
+	if e.o.RemoteWrite.enabled() {
 		wal, err := openWAL(e.o.RemoteWrite, tenant, e.o.Log.With("tenant", tenant))
 		if err != nil {
 			// Samples are lost until the next manager; the log says so.

@@ -34,6 +34,10 @@ type RemoteWrite struct {
 	// BatchSendDeadline is Prometheus' queue batch_send_deadline (5s when
 	// 0); tests shorten it.
 	BatchSendDeadline time.Duration
+	// Clients are Loki's remote_write.clients by id, sent besides URL.
+	Clients map[string]config.RemoteWriteConfig
+	// NoOrgIDHeader is Loki's add_org_id_header turned off.
+	NoOrgIDHeader bool
 }
 
 func (rw RemoteWrite) config(tenant string) (*config.RemoteWriteConfig, error) {
@@ -65,18 +69,6 @@ func (rw RemoteWrite) config(tenant string) (*config.RemoteWriteConfig, error) {
 	return &cfg, nil
 }
 
-// check reports a bad configuration.
-func (rw RemoteWrite) check() error {
-	if rw.URL == "" {
-		return nil
-	}
-	if rw.Dir == "" {
-		return errors.New("ruler remote write needs a WAL directory")
-	}
-	_, err := rw.config("check")
-	return err
-}
-
 // walStorage is a tenant's WAL and the remote storage tailing it.
 type walStorage struct {
 	db *agent.DB
@@ -91,7 +83,7 @@ func (w *walStorage) Close() error {
 
 // openWAL opens the tenant's WAL and starts sending from it.
 func openWAL(rw RemoteWrite, tenant string, log *slog.Logger) (*walStorage, error) {
-	cfg, err := rw.config(tenant)
+	cfgs, err := rw.configs(tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +95,7 @@ func openWAL(rw RemoteWrite, tenant string, log *slog.Logger) (*walStorage, erro
 		return nil, err
 	}
 	rs := remote.NewStorage(log, nil, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
-	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: []*config.RemoteWriteConfig{cfg}}); err != nil {
+	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: cfgs}); err != nil {
 		_ = rs.Close()
 		return nil, err
 	}
