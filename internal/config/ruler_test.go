@@ -149,10 +149,10 @@ func TestRulerRemoteWriteForms(t *testing.T) {
 	}
 	for yml, want := range map[string]string{
 		"    client:\n      url: http://a/w\n    clients:\n      x:\n        url: http://b/w\n": "both 'client' and 'clients' options are defined",
-		"    url: http://a/w\n    clients:\n      x:\n        url: http://b/w\n":                 "set url, or Loki's clients, not both",
-		"    clients:\n      x:\n        headers: {a: b}\n":                                      "url for remote_write is empty",
-		"    enabled: true\n":                                                                    "needs ruler.remote_write.url or ruler.remote_write.clients",
-		"    url: b/w\n":                                                                          "want http(s)://host/path",
+		"    url: http://a/w\n    clients:\n      x:\n        url: http://b/w\n":                "set url, or Loki's clients, not both",
+		"    clients:\n      x:\n        headers: {a: b}\n":                                     "url for remote_write is empty",
+		"    enabled: true\n": "needs ruler.remote_write.url or ruler.remote_write.clients",
+		"    url: b/w\n":      "want http(s)://host/path",
 	} {
 		if _, err := loadYAML(t, "ruler:\n  remote_write:\n"+yml); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want %q", yml, err, want)
