@@ -287,6 +287,7 @@ func TestRulerEvaluates(t *testing.T) {
 					time.Sleep(100 * time.Millisecond)
 				}
 			}
+			rulerMetricsExposed(t, tg, ten)
 			// Another tenant sees none of them.
 			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", "other", ""), 200, appJSON,
 				`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/config"
@@ -82,7 +83,7 @@ func (w *walStorage) Close() error {
 }
 
 // openWAL opens the tenant's WAL and starts sending from it.
-func openWAL(rw RemoteWrite, tenant string, log *slog.Logger) (*walStorage, error) {
+func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
 	cfgs, err := rw.configs(tenant)
 	if err != nil {
 		return nil, err
@@ -94,7 +95,7 @@ func openWAL(rw RemoteWrite, tenant string, log *slog.Logger) (*walStorage, erro
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	rs := remote.NewStorage(log, nil, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
+	rs := remote.NewStorage(log, reg, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
 	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: cfgs}); err != nil {
 		_ = rs.Close()
 		return nil, err
