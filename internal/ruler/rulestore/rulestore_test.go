@@ -239,3 +239,37 @@ func TestBadFileFailsItsNamespaceOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigMapLayout: a Kubernetes ConfigMap mounted as a tenant's
+// directory (the Helm chart's ruler.rules) is read as its files: the
+// ..data link and the timestamped directory are directories, skipped;
+// the files are links into them, followed.
+func TestConfigMapLayout(t *testing.T) {
+	dir := t.TempDir()
+	td := filepath.Join(dir, "fake")
+	stamped := filepath.Join(td, "..2026_11_26_10_00_00.123")
+	if err := os.MkdirAll(stamped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "groups:\n  - name: app\n    rules:\n      - record: a\n        expr: vector(1)\n"
+	if err := os.WriteFile(filepath.Join(stamped, "app.yaml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"..data": "..2026_11_26_10_00_00.123", "app.yaml": "..data/app.yaml"} {
+		if err := os.Symlink(to, filepath.Join(td, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(dir, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenants, err := s.Tenants()
+	if err != nil || len(tenants) != 1 || tenants[0] != "fake" {
+		t.Fatalf("tenants %v %v", tenants, err)
+	}
+	nss, err := s.List("fake")
+	if err != nil || len(nss) != 1 || nss[0].Name != "app.yaml" || nss[0].Err != nil || len(nss[0].Groups) != 1 || nss[0].Groups[0].Name != "app" {
+		t.Fatalf("namespaces %+v %v", nss, err)
+	}
+}
