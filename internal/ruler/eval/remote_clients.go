@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/config"
 )
 
@@ -32,7 +33,8 @@ func (rw RemoteWrite) configs(tenant string) ([]*config.RemoteWriteConfig, error
 }
 
 // clientConfig is Loki's client id for the tenant: no metadata, no
-// exemplars, X-Scope-OrgID the tenant unless NoOrgIDHeader.
+// exemplars, X-Scope-OrgID the tenant unless NoOrgIDHeader; Timeout and
+// BatchSendDeadline, when set, override the client's.
 func (rw RemoteWrite) clientConfig(tenant, id string) *config.RemoteWriteConfig {
 	c := rw.Clients[id]
 	c.Name = fmt.Sprintf("%s-rw-%s", tenant, id)
@@ -48,6 +50,12 @@ func (rw RemoteWrite) clientConfig(tenant, id string) *config.RemoteWriteConfig 
 		headers[orgIDHeader] = tenant
 	}
 	c.Headers = headers
+	if rw.Timeout > 0 {
+		c.RemoteTimeout = model.Duration(rw.Timeout)
+	}
+	if rw.BatchSendDeadline > 0 {
+		c.QueueConfig.BatchSendDeadline = model.Duration(rw.BatchSendDeadline)
+	}
 	return &c
 }
 
