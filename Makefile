@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record docs bench-capacity dedup-record collide-record burst-record ruler-record
+.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -114,3 +114,10 @@ otlp-record:
 	@set -e; cfg=$$(mktemp); scripts/otlp-overrides-config.sh >"$$cfg"; \
 	  eval "$$(LOKI_CONFIG=$$cfg scripts/loki-run.sh)"; trap 'kill $$LOKI_PID; rm -f $$cfg' EXIT; \
 	  OTLP_RECORD_LOKI_URL=$$LOKI_URL OTLP_RECORD_GOLDEN=otlp_loki_overrides.json $(GO) test -count=1 -run '^TestOTLPOverridesMatchLoki$$' -v ./internal/integration/
+
+## ruler-api-record: Grafana's sequence against the rules API of a fresh Loki v3.7.8 with a writable rule store, which TestRulerGrafanaSequence compares vloki's answers with (builds Loki; not part of CI)
+ruler-api-record:
+	@set -e; cfg=$$(mktemp); scripts/loki-ruler-api-config.sh >"$$cfg"; \
+	  eval "$$(LOKI_CONFIG=$$cfg scripts/loki-run.sh)"; \
+	  trap 'kill $$LOKI_PID; while kill -0 $$LOKI_PID 2>/dev/null; do sleep 0.2; done; rm -rf $$LOKI_DATA $$cfg' EXIT; \
+	  RULER_API_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestRulerGrafanaSequence$$' -v ./internal/integration/

@@ -28,9 +28,12 @@ import (
 
 const chartDir = "helm/vloki"
 
-// TestChartLints: helm lint finds nothing to report, in both modes.
+// TestChartLints: helm lint finds nothing to report, in both modes and
+// with rule files.
 func TestChartLints(t *testing.T) {
-	for name, vals := range map[string]map[string]any{"single": nil, "cluster": clusterValues()} {
+	ruler := map[string]any{"ruler": map[string]any{"rules": map[string]any{"fake": map[string]any{"a.yaml": "groups: []\n"}},
+		"alertmanagerURL": "http://am:9093", "remoteWrite": map[string]any{"url": "http://vm/api/v1/write"}}}
+	for name, vals := range map[string]map[string]any{"single": nil, "cluster": clusterValues(), "ruler": ruler} {
 		linter := lint.AllWithKubeVersion(chartDir, vals, "logs", nil)
 		for _, m := range linter.Messages {
 			if m.Severity > support.InfoSev {
@@ -266,4 +269,102 @@ func contains(args []string, want string) bool {
 		}
 	}
 	return false
+}
+
+// TestRulerRules: rule files given as values are one ConfigMap per
+// tenant, mounted read-only at <rule dir>/<tenant> (Loki's local layout,
+// Kubernetes' ..data entries inside the tenant's directory, which the
+// rule store skips), with the outputs' flags.
+func TestRulerRules(t *testing.T) {
+	rules := map[string]any{
+		"fake":   map[string]any{"app.yaml": "groups:\n  - name: app\n    rules:\n      - record: a\n        expr: vector(1)\n"},
+		"team-b": map[string]any{"one.yaml": "groups: []\n", "two.yaml": "groups: []\n"},
+	}
+	objs := render(t, map[string]any{"ruler": map[string]any{"rules": rules, "alertmanagerURL": "http://am:9093",
+		"externalURL": "https://grafana.example", "datasourceUID": "loki", "evaluationInterval": "30s",
+		"remoteWrite": map[string]any{"url": "http://vm:8428/api/v1/write"}}})
+	sts := only[*appsv1.StatefulSet](t, objs)
+	spec := sts.Spec.Template.Spec
+	checkPod(t, spec)
+	c := spec.Containers[0]
+	for _, want := range []string{"-ruler.storage.local.directory=/etc/vloki/rules", "-ruler.storage.local.read-only=true",
+		"-ruler.alertmanager-url=http://am:9093", "-ruler.external-url=https://grafana.example", "-ruler.datasource-uid=loki",
+		"-ruler.evaluation-interval=30s", "-ruler.remote-write.enabled=true", "-ruler.remote-write.url=http://vm:8428/api/v1/write"} {
+		if !contains(c.Args, want) {
+			t.Errorf("args %v lack %s", c.Args, want)
+		}
+	}
+	maps := map[string]*corev1.ConfigMap{}
+	for _, o := range objs {
+		if cm, ok := o.(*corev1.ConfigMap); ok {
+			maps[cm.Name] = cm
+		}
+	}
+	mounts := map[string]string{}
+	for _, m := range c.VolumeMounts {
+		mounts[m.Name] = m.MountPath
+		if m.Name != "data" && !m.ReadOnly {
+			t.Errorf("rule mount %s is writable", m.Name)
+		}
+	}
+	for _, v := range spec.Volumes {
+		if v.ConfigMap == nil || maps[v.ConfigMap.Name] == nil {
+			t.Errorf("volume %s: no ConfigMap of the chart", v.Name)
+			continue
+		}
+		tenant := strings.TrimPrefix(mounts[v.Name], "/etc/vloki/rules/")
+		want, _ := rules[tenant].(map[string]any)
+		got := maps[v.ConfigMap.Name].Data
+		if len(want) == 0 || len(got) != len(want) {
+			t.Errorf("tenant %q (%s): files %v, want %v", tenant, mounts[v.Name], got, want)
+		}
+		for f, body := range want {
+			if got[f] != body {
+				t.Errorf("tenant %s, file %s: %q, want %q", tenant, f, got[f], body)
+			}
+		}
+	}
+	if len(spec.Volumes) != 2 || len(maps) != 2 || mounts["data"] != "/data" {
+		t.Errorf("volumes %v, ConfigMaps %d, mounts %v", spec.Volumes, len(maps), mounts)
+	}
+}
+
+// TestRulerStorage: without rule files, rules are written through the API
+// on the data volume (single) or on a shared claim; cluster replicas
+// without one serve none, and keep their WAL on an emptyDir.
+func TestRulerStorage(t *testing.T) {
+	single := only[*appsv1.StatefulSet](t, render(t, nil)).Spec.Template.Spec
+	for _, a := range single.Containers[0].Args {
+		if strings.HasPrefix(a, "-ruler.") {
+			t.Errorf("single mode's defaults need no ruler flag, have %s", a)
+		}
+	}
+	claim := clusterValues()
+	claim["ruler"] = map[string]any{"existingClaim": "shared-rules", "remoteWrite": map[string]any{"url": "http://vm/api/v1/write"}}
+	spec := only[*appsv1.Deployment](t, render(t, claim)).Spec.Template.Spec
+	checkPod(t, spec)
+	args := spec.Containers[0].Args
+	for _, want := range []string{"-ruler.storage.local.directory=/var/lib/vloki-rules", "-ruler.wal.dir=/var/lib/vloki-ruler/wal"} {
+		if !contains(args, want) {
+			t.Errorf("args %v lack %s", args, want)
+		}
+	}
+	if contains(args, "-ruler.storage.local.read-only=true") {
+		t.Error("rules on a shared claim are read-only")
+	}
+	volumes := map[string]corev1.Volume{}
+	for _, v := range spec.Volumes {
+		volumes[v.Name] = v
+	}
+	if v := volumes["rules"]; v.PersistentVolumeClaim == nil || v.PersistentVolumeClaim.ClaimName != "shared-rules" || volumes["ruler"].EmptyDir == nil {
+		t.Errorf("volumes %v", spec.Volumes)
+	}
+	none := only[*appsv1.Deployment](t, render(t, clusterValues())).Spec.Template.Spec
+	if args := none.Containers[0].Args; !contains(args, "-ruler.storage.local.read-only=true") || !contains(args, "-ruler.storage.local.directory=/var/lib/vloki-ruler/rules") {
+		t.Errorf("cluster mode without a claim: args %v", args)
+	}
+	off := only[*appsv1.StatefulSet](t, render(t, map[string]any{"ruler": map[string]any{"enabled": false, "rules": map[string]any{"fake": map[string]any{"a.yaml": "groups: []\n"}}}}))
+	if c := off.Spec.Template.Spec.Containers[0]; !contains(c.Args, "-ruler.enable-api=false") || len(c.VolumeMounts) != 1 || len(off.Spec.Template.Spec.Volumes) != 0 {
+		t.Errorf("ruler off: args %v, mounts %v", c.Args, c.VolumeMounts)
+	}
 }

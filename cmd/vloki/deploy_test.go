@@ -69,7 +69,8 @@ func TestDockerfile(t *testing.T) {
 
 // TestComposeFiles: every vloki service of the compose files starts with
 // flags vloki accepts, every file they mount exists, and every URL the
-// provisioned Grafana data sources or Prometheus use names a service.
+// provisioned Grafana data sources, Prometheus or the ruler (Alertmanager,
+// remote write) use names a service.
 func TestComposeFiles(t *testing.T) {
 	for _, c := range []struct{ file, provisioning string }{
 		{"docker-compose.yml", "grafana/provisioning"},
@@ -94,6 +95,11 @@ func TestComposeFiles(t *testing.T) {
 						args = append([]string{"-storage.path=/data"}, args...) // the Dockerfile's
 					}
 					parseVlokiArgs(t, name, args)
+					for _, u := range rulerURLs(t, args) {
+						if _, ok := compose.Services[u.Hostname()]; !ok {
+							t.Errorf("%s: ruler URL %s names no service", name, u)
+						}
+					}
 				}
 				for _, v := range s.Volumes {
 					if src, _, _ := strings.Cut(v, ":"); strings.HasPrefix(src, "./") {
@@ -121,6 +127,30 @@ func parseVlokiArgs(t *testing.T, where string, args []string) {
 	if _, err := config.Load(args, io.Discard); err != nil {
 		t.Errorf("%s: vloki %s: %v", where, strings.Join(args, " "), err)
 	}
+}
+
+// rulerURLs are the Alertmanagers and remote write receivers the flags
+// name.
+func rulerURLs(t *testing.T, args []string) []*url.URL {
+	t.Helper()
+	cfg, err := config.Load(args, io.Discard)
+	if err != nil {
+		return nil
+	}
+	var out []*url.URL
+	for _, raw := range strings.Split(cfg.Ruler.AlertmanagerURL, ",") {
+		if u, err := url.Parse(strings.TrimSpace(raw)); err == nil && u.Host != "" {
+			out = append(out, u)
+		}
+	}
+	clients, err := cfg.Ruler.RemoteWrite.ClientConfigs()
+	if err != nil {
+		t.Error(err)
+	}
+	for _, c := range clients {
+		out = append(out, c.URL.URL)
+	}
+	return out
 }
 
 func readYAML(t *testing.T, path string, into any) {

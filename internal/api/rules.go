@@ -396,12 +396,10 @@ func (s *Server) deleteNamespace(w http.ResponseWriter, tenant, namespace string
 	respondAccepted(w)
 }
 
+// deleteRuleGroup: 202 also for a group that is not there, as Loki's
+// writable store answers.
 func (s *Server) deleteRuleGroup(w http.ResponseWriter, tenant, namespace, group string) {
 	if err := s.d.Ruler.Store.DeleteGroup(tenant, namespace, group); err != nil {
-		if errors.Is(err, rulestore.ErrGroupNotFound) {
-			httpError(w, err.Error(), http.StatusNotFound)
-			return
-		}
 		respondRulerError(w, http.StatusInternalServerError, "server_error", err.Error())
 		return
 	}

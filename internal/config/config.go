@@ -6,13 +6,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/vloki/vloki/internal/otlp"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
 
+	commoncfg "github.com/prometheus/common/config"
+	"github.com/prometheus/common/model"
+	promconfig "github.com/prometheus/prometheus/config"
 	"gopkg.in/yaml.v3"
+
+	"github.com/vloki/vloki/internal/otlp"
 )
 
 // Config is the whole of vloki's configuration.
@@ -292,10 +297,64 @@ type Ruler struct {
 }
 
 // RulerRemoteWrite is Loki's ruler.remote_write, where recorded samples
-// go, with a single receiver URL instead of Loki's clients map.
+// go: Loki's clients map of Prometheus remote-write configurations (or
+// its deprecated single client), or vloki's shorthand, one receiver URL.
 type RulerRemoteWrite struct {
 	Enabled bool   `yaml:"enabled"`
 	URL     string `yaml:"url"`
+	// Client is Loki's deprecated remote_write.client, sent as the
+	// client "default" as Loki does.
+	Client *promconfig.RemoteWriteConfig `yaml:"client"`
+	// Clients is Loki's remote_write.clients: receivers by id.
+	Clients map[string]promconfig.RemoteWriteConfig `yaml:"clients"`
+	// AddOrgIDHeader is Loki's add_org_id_header: X-Scope-OrgID set to
+	// the rule's tenant on each request.
+	AddOrgIDHeader bool `yaml:"add_org_id_header"`
+}
+
+// ClientConfigs are the receivers by id: Loki's clients, its deprecated
+// client as "default", or the URL as "default" (nil when none is set).
+func (rw RulerRemoteWrite) ClientConfigs() (map[string]promconfig.RemoteWriteConfig, error) {
+	switch {
+	case rw.Client != nil && len(rw.Clients) > 0:
+		return nil, errors.New("ruler remote write config: both 'client' and 'clients' options are defined; 'client' is deprecated, please only use 'clients'")
+	case rw.URL != "" && (rw.Client != nil || len(rw.Clients) > 0):
+		return nil, errors.New("ruler.remote_write: set url, or Loki's clients, not both")
+	}
+	clients := rw.Clients
+	switch {
+	case rw.Client != nil:
+		clients = map[string]promconfig.RemoteWriteConfig{"default": *rw.Client}
+	case rw.URL != "":
+		c, err := urlClient(rw.URL)
+		if err != nil {
+			return nil, err
+		}
+		clients = map[string]promconfig.RemoteWriteConfig{"default": c}
+	}
+	for id, c := range clients {
+		if err := c.Validate(model.UTF8Validation); err != nil {
+			return nil, fmt.Errorf("invalid remote write client for tenant %q: %w", id, err)
+		}
+	}
+	return clients, nil
+}
+
+// urlClient is Prometheus' remote-write configuration, with its
+// defaults, for one URL (user info for basic auth).
+func urlClient(raw string) (promconfig.RemoteWriteConfig, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return promconfig.RemoteWriteConfig{}, fmt.Errorf("ruler.remote_write.url %q: want http(s)://host/path", raw)
+	}
+	c := promconfig.DefaultRemoteWriteConfig
+	if u.User != nil {
+		pw, _ := u.User.Password()
+		c.HTTPClientConfig.BasicAuth = &commoncfg.BasicAuth{Username: u.User.Username(), Password: commoncfg.Secret(pw)}
+		u.User = nil
+	}
+	c.URL = &commoncfg.URL{URL: u}
+	return c, nil
 }
 
 // RulerWAL is Loki's ruler.wal.
@@ -306,6 +365,8 @@ type RulerWAL struct {
 
 // RulerStorage is Loki's ruler.storage with its local backend.
 type RulerStorage struct {
+	// Type is Loki's ruler.storage.type; vloki has only local.
+	Type  string     `yaml:"type"`
 	Local RulerLocal `yaml:"local"`
 }
 
@@ -364,7 +425,8 @@ func Default() Config {
 		Deletion: Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
 		Ruler: Ruler{EnableAPI: true, EnableEvaluation: true, EvaluationInterval: time.Minute, PollInterval: time.Minute, RulePath: "/rules",
 			ForOutageTolerance: time.Hour, ForGracePeriod: 10 * time.Minute, ResendDelay: time.Minute,
-			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second, PersistAlertState: true},
+			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second, PersistAlertState: true,
+			RemoteWrite: RulerRemoteWrite{AddOrgIDHeader: true}},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
@@ -443,10 +505,10 @@ func (c Config) Validate() error {
 		return errors.New("ruler.evaluation_interval must be > 0")
 	case c.Ruler.PollInterval <= 0:
 		return errors.New("ruler.poll_interval must be > 0")
-	case c.Ruler.RemoteWrite.Enabled && c.Ruler.RemoteWrite.URL == "":
-		return errors.New("ruler.remote_write.enabled needs ruler.remote_write.url")
 	case c.Ruler.QueryOffset < 0:
 		return errors.New("ruler.query_offset must be >= 0")
+	case c.Ruler.Storage.Type != "" && c.Ruler.Storage.Type != "local":
+		return fmt.Errorf("ruler.storage.type %q: vloki keeps rules in Loki's local layout only (local)", c.Ruler.Storage.Type)
 	case c.Ruler.MaxRulesPerRuleGroup < 0 || c.Ruler.MaxRuleGroupsPerTenant < 0:
 		return errors.New("ruler.max_rules_per_rule_group and ruler.max_rule_groups_per_tenant must be >= 0")
 	case c.Deletion.CancelPeriod < 0 || c.Deletion.MaxInterval < 0:
@@ -473,6 +535,20 @@ func (c Config) Validate() error {
 		return fmt.Errorf("memory.allowed_percent %g: want 1 to 100", c.Memory.AllowedPercent)
 	case c.Memory.AllowedBytes < 0:
 		return errors.New("memory.allowed_bytes must be >= 0")
+	}
+	return c.validateRemoteWrite()
+}
+
+// validateRemoteWrite: receivers as Loki checks them, one at least when
+// remote write is on.
+func (c Config) validateRemoteWrite() error {
+	rw := c.Ruler.RemoteWrite
+	clients, err := rw.ClientConfigs()
+	if err != nil {
+		return err
+	}
+	if rw.Enabled && len(clients) == 0 {
+		return errors.New("ruler.remote_write.enabled needs ruler.remote_write.url or ruler.remote_write.clients")
 	}
 	return nil
 }

@@ -11,7 +11,12 @@ import (
 // yamlOnly describes the settings that have no flag (blocks too rich for
 // one); every other YAML key is a flag's name with '_' for '-'.
 var yamlOnly = map[string]string{
-	"ruler.external_labels": "Loki's ruler.external_labels: labels added to alerts sent to Alertmanager where absent, and $externalLabels in rule templates (not added to remote-written samples)",
+	"ruler.external_labels":     "Loki's ruler.external_labels: labels added to alerts sent to Alertmanager where absent, and $externalLabels in rule templates (not added to remote-written samples)",
+	"ruler.remote_write.client": "Loki's deprecated `remote_write.client`: one Prometheus remote-write configuration, sent as the client `default`; refused beside `clients`",
+	"ruler.remote_write.clients": "Loki's `remote_write.clients`: receivers by id, each a Prometheus remote-write configuration " +
+		"(`url`, `headers`, `remote_timeout`, `basic_auth`, `authorization`, `tls_config`, `proxy_url`, `write_relabel_configs`, " +
+		"`queue_config`: `capacity`, `max_shards`, `min_shards`, `max_samples_per_send`, `batch_send_deadline`, `min_backoff`, `max_backoff`, …); " +
+		"named `<tenant>-rw-<id>`, no metadata, no exemplars, as in Loki",
 	"limits.otlp_config": "Loki's `otlp_config` for `/otlp/v1/logs`: `resource_attributes` " +
 		"(`ignore_defaults`, `attributes_config`), `scope_attributes`, `log_attributes` " +
 		"(actions `index_label`, `structured_metadata`, `drop` by `attributes` or anchored `regex`), " +

@@ -338,6 +338,7 @@ func TestRulerEvaluates(t *testing.T) {
 			if a.ActiveAt != nil {
 				checkExported(t, vm, replica, eval.SlotOffset("/rules", ten, "ns1", "eval", time.Second), *a.ActiveAt)
 			}
+			rulerMetricsExposed(t, tg, ten)
 			// Another tenant sees none of them.
 			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", "other", ""), 200, appJSON,
 				`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`)

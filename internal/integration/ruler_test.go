@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/logql"
 )
 
 // The texts, codes and layouts below are Loki v3.7.8's ruler's, as
@@ -47,41 +45,10 @@ func expectAnswer(t *testing.T, what string, r response, status int, contentType
 }
 
 const (
-	accepted    = `{"status":"success","data":null,"errorType":"","error":""}`
-	textPlain   = "text/plain; charset=utf-8"
-	appJSON     = "application/json"
-	appYAML     = "application/yaml"
-	noGroups    = `{"status":"success","data":{"groups":[]},"errorType":"","error":""}`
-	groupG1Body = `name: g1
-interval: 1m30s
-rules:
-  - alert: HighErrors
-    expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
-    for: 2m
-    labels:
-      severity: page
-    annotations:
-      summary: '{{ $labels.app }} has {{ $value }} errors'
-    keep_firing_for: 5m
-  - record: app:errors:rate5m
-    expr: sum by (app) (rate({app="api"}[5m]))
-`
-	// keep_firing_for is vloki's: Loki drops it (loki#7450); vloki keeps
-	// it, evaluates it and prints it back (only when set).
-	groupG1Listed = `    - name: g1
-      interval: 1m30s
-      rules:
-        - alert: HighErrors
-          expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
-          for: 2m
-          keep_firing_for: 5m
-          labels:
-            severity: page
-          annotations:
-            summary: '{{ $labels.app }} has {{ $value }} errors'
-        - record: app:errors:rate5m
-          expr: sum by (app) (rate({app="api"}[5m]))
-`
+	accepted  = `{"status":"success","data":null,"errorType":"","error":""}`
+	textPlain = "text/plain; charset=utf-8"
+	appJSON   = "application/json"
+	appYAML   = "application/yaml"
 )
 
 // grafanaGroup is what Grafana's backend decodes a rules answer into,
@@ -115,93 +82,6 @@ func grafanaDecodes(t *testing.T, body []byte, into any) {
 	dec.KnownFields(true)
 	if err := dec.Decode(into); err != nil {
 		t.Errorf("Grafana's strict decoding fails: %v\n%s", err, body)
-	}
-}
-
-func canonical(t *testing.T, q string) string {
-	e, err := logql.ParseExpr(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(e.String())
-	return string(b)
-}
-
-// TestRulerGrafanaSequence: Grafana's probe, list, create, read back and
-// delete through the legacy prefix it uses, and the state read.
-func TestRulerGrafanaSequence(t *testing.T) {
-	targets, _ := rulerTargets(t, nil)
-	for i, tg := range targets {
-		t.Run(tg.name, func(t *testing.T) {
-			ten := "ruler-graf-" + string(rune('a'+i)) // the targets share the rule directory
-			expectAnswer(t, "rules before", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", ten, ""), 200, appJSON, noGroups)
-			// The probe finds a writable ruler: 404 "group does not exist".
-			expectAnswer(t, "probe", tg.rulerDo(t, "GET", "/api/prom/rules/test/test", ten, ""), 404, textPlain, "group does not exist\n")
-			expectAnswer(t, "empty list", tg.rulerDo(t, "GET", "/api/prom/rules", ten, ""), 404, textPlain, "no rule groups found\n")
-			expectAnswer(t, "create g1", tg.rulerDo(t, "POST", "/api/prom/rules/ns%201", ten, groupG1Body), 202, appJSON, accepted)
-			expectAnswer(t, "create g0", tg.rulerDo(t, "POST", "/api/prom/rules/a-ns", ten, "name: g0\nrules:\n  - record: x\n    expr: vector(1)\n"), 202, appJSON, accepted)
-			list := "a-ns:\n    - name: g0\n      rules:\n        - record: x\n          expr: vector(1)\nns 1:\n" + groupG1Listed
-			r := tg.rulerDo(t, "GET", "/api/prom/rules", ten, "")
-			expectAnswer(t, "list", r, 200, appYAML, list)
-			var all map[string][]grafanaGroup
-			grafanaDecodes(t, r.body, &all)
-			expectAnswer(t, "namespace", tg.rulerDo(t, "GET", "/loki/api/v1/rules/ns%201", ten, ""), 200, appYAML, "ns 1:\n"+groupG1Listed)
-			r = tg.rulerDo(t, "GET", "/api/prom/rules/ns%201/g1", ten, "")
-			// The bare group document, with the same 4-space indentation.
-			want := `name: g1
-interval: 1m30s
-rules:
-    - alert: HighErrors
-      expr: sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10
-      for: 2m
-      keep_firing_for: 5m
-      labels:
-        severity: page
-      annotations:
-        summary: '{{ $labels.app }} has {{ $value }} errors'
-    - record: app:errors:rate5m
-      expr: sum by (app) (rate({app="api"}[5m]))
-`
-			expectAnswer(t, "group", r, 200, appYAML, want)
-			var one grafanaGroup
-			grafanaDecodes(t, r.body, &one)
-
-			q1 := canonical(t, `sum by (app) (count_over_time({app="api"} |= "error" [5m])) > 10`)
-			q2 := canonical(t, `sum by (app) (rate({app="api"}[5m]))`)
-			never := `"health":"unknown","lastError":"",`
-			zero := `"lastEvaluation":"0001-01-01T00:00:00Z","evaluationTime":0`
-			g0 := `{"name":"g0","file":"a-ns","rules":[{"name":"x","query":` + canonical(t, "vector(1)") + `,"labels":{},` + never + `"type":"recording",` + zero + `}],"interval":60,"limit":0,` + zero + `}`
-			alert := `{"state":"unknown","name":"HighErrors","query":` + q1 + `,"duration":120,"labels":{"severity":"page"},` +
-				`"annotations":{"summary":"{{ $labels.app }} has {{ $value }} errors"},"alerts":[],` + never + `"type":"alerting",` + zero + `}`
-			record := `{"name":"app:errors:rate5m","query":` + q2 + `,"labels":{},` + never + `"type":"recording",` + zero + `}`
-			g1 := func(rules string) string {
-				return `{"name":"g1","file":"ns 1","rules":[` + rules + `],"interval":90,"limit":0,` + zero + `}`
-			}
-			groups := func(gs ...string) string {
-				return `{"status":"success","data":{"groups":[` + strings.Join(gs, ",") + `]},"errorType":"","error":""}`
-			}
-			expectAnswer(t, "state", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", ten, ""), 200, appJSON, groups(g0, g1(alert+","+record)))
-			expectAnswer(t, "type=alert", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?type=ALERT", ten, ""), 200, appJSON, groups(g1(alert)))
-			expectAnswer(t, "type=record&file", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?type=record&file=ns+1", ten, ""), 200, appJSON, groups(g1(record)))
-			expectAnswer(t, "rule_name", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?rule_name=x&rule_name=HighErrors", ten, ""), 200, appJSON, groups(g0, g1(alert)))
-			expectAnswer(t, "rule_group", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?rule_group=g0", ten, ""), 200, appJSON, groups(g0))
-			expectAnswer(t, "type=bogus", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules?type=Bogus", ten, ""), 400, textPlain,
-				`{"status":"error","data":null,"errorType":"bad_data","error":"not supported value \"bogus\""}`)
-			expectAnswer(t, "alerts", tg.rulerDo(t, "GET", "/prometheus/api/v1/alerts", ten, ""), 200, appJSON,
-				`{"status":"success","data":{"alerts":[]},"errorType":"","error":""}`)
-			expectAnswer(t, "labels filter", tg.rulerDo(t, "GET", "/api/prom/rules?labels=severity:page,x:y", ten, ""), 200, appYAML,
-				"ns 1:\n    - name: g1\n      interval: 1m30s\n      rules:\n"+strings.Join(strings.SplitAfter(groupG1Listed, "\n")[3:11], ""))
-			expectAnswer(t, "labels filter without a colon", tg.rulerDo(t, "GET", "/api/prom/rules?labels=severity", ten, ""), 500, textPlain,
-				"error while processing request: runtime error: index out of range [1] with length 1")
-			expectAnswer(t, "other tenant", tg.rulerDo(t, "GET", "/api/prom/rules", "ruler-other", ""), 404, textPlain, "no rule groups found\n")
-
-			expectAnswer(t, "delete group", tg.rulerDo(t, "DELETE", "/api/prom/rules/ns%201/g1", ten, ""), 202, appJSON, accepted)
-			expectAnswer(t, "delete group again", tg.rulerDo(t, "DELETE", "/api/prom/rules/ns%201/g1", ten, ""), 404, textPlain, "group does not exist\n")
-			expectAnswer(t, "delete namespace", tg.rulerDo(t, "DELETE", "/loki/api/v1/rules/a-ns", ten, ""), 202, appJSON, accepted)
-			expectAnswer(t, "delete namespace again", tg.rulerDo(t, "DELETE", "/loki/api/v1/rules/a-ns", ten, ""), 404, textPlain, "group namespace does not exist\n")
-			expectAnswer(t, "list after", tg.rulerDo(t, "GET", "/api/prom/rules", ten, ""), 404, textPlain, "no rule groups found\n")
-			expectAnswer(t, "rules after", tg.rulerDo(t, "GET", "/prometheus/api/v1/rules", ten, ""), 200, appJSON, noGroups)
-		})
 	}
 }
 

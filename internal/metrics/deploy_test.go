@@ -10,11 +10,15 @@ import (
 
 	"github.com/VictoriaMetrics/metricsql"
 	"gopkg.in/yaml.v3"
+
+	"github.com/vloki/vloki/internal/ruler/eval"
 )
 
 // TestDeployUsesExposedMetrics: every expression of the Grafana dashboard
 // and of the alert rules in deploy/ parses as PromQL and names only
-// metrics vloki exposes (a histogram through its _bucket, _sum, _count).
+// metrics vloki exposes (a histogram through its _bucket, _sum, _count),
+// the ruler's among them (eval.MetricNames, which eval's tests check are
+// exposed).
 func TestDeployUsesExposedMetrics(t *testing.T) {
 	exposed := exposedNames()
 	exprs := append(dashboardExprs(t), alertExprs(t)...)
@@ -49,7 +53,7 @@ func exposedNames() map[string]bool {
 	m.RegisterRuntime(func() RuntimeFigures { return RuntimeFigures{} })
 	histograms := []string{"vloki_request_duration_seconds", "vloki_backend_request_duration_seconds", "vloki_backend_requests_per_request"}
 	out := map[string]bool{}
-	for _, n := range m.Names() {
+	for _, n := range append(m.Names(), eval.MetricNames...) {
 		out[n] = true
 		if slices.Contains(histograms, n) {
 			for _, suffix := range []string{"_bucket", "_sum", "_count"} {

@@ -282,12 +282,16 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval,
 			MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
 	}
+	rw, err := remoteWrite(cfg)
+	if err != nil {
+		return nil, err
+	}
 	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
 			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
-		RemoteWrite: remoteWrite(cfg), QueryOffset: r.QueryOffset, AlertStateDir: alertStateDir(cfg)})
+		RemoteWrite: rw, QueryOffset: r.QueryOffset, AlertStateDir: alertStateDir(cfg)})
 	if err := ev.Check(); err != nil {
 		return nil, err
 	}
@@ -297,17 +301,22 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
 }
 
-// remoteWrite is where recorded samples go (nowhere unless enabled).
-func remoteWrite(cfg config.Config) eval.RemoteWrite {
+// remoteWrite is where recorded samples go (nowhere unless enabled):
+// Loki's clients, vloki's URL being the client "default".
+func remoteWrite(cfg config.Config) (eval.RemoteWrite, error) {
 	rw := cfg.Ruler.RemoteWrite
 	if !rw.Enabled {
-		return eval.RemoteWrite{}
+		return eval.RemoteWrite{}, nil
+	}
+	clients, err := rw.ClientConfigs()
+	if err != nil {
+		return eval.RemoteWrite{}, err
 	}
 	dir := cfg.Ruler.WAL.Dir
 	if dir == "" {
 		dir = filepath.Join(cfg.Storage.Path, "ruler-wal")
 	}
-	return eval.RemoteWrite{URL: rw.URL, Dir: dir}
+	return eval.RemoteWrite{Clients: clients, Dir: dir, NoOrgIDHeader: !rw.AddOrgIDHeader}, nil
 }
 
 // alertStateDir is where alerts are kept across restarts (empty: not

@@ -70,18 +70,20 @@ type Evaluator struct {
 	kick     chan struct{}
 	// reloaded is loki_ruler_config_last_reload_successful{user}.
 	reloaded *prometheus.GaugeVec
-	cancel   context.CancelFunc
-	done     chan struct{}
+	// syncs is loki_ruler_sync_rules_total{reason}.
+	syncs  *prometheus.CounterVec
+	cancel context.CancelFunc
+	done   chan struct{}
 }
 
 type tenantManager struct {
 	m      *rules.Manager
 	loader *loader
-	// reg and collectors: the tenant's metrics, unregistered on stop.
-	reg        prometheus.Registerer
-	collectors []prometheus.Collector
-	notifier   *notifier.Manager
-	wal        *walStorage
+	// metrics (loki_*{user}) and walMetrics (loki_ruler_wal_*{tenant}):
+	// the tenant's metrics, unregistered on stop.
+	metrics, walMetrics *tenantRegisterer
+	notifier            *notifier.Manager
+	wal                 *walStorage
 	// index serves the for-state restore; state, when kept, the alerts
 	// saved across restarts.
 	index *ruleIndex
@@ -99,9 +101,8 @@ func (tm *tenantManager) stop() {
 	if tm.wal != nil {
 		_ = tm.wal.Close()
 	}
-	for _, c := range tm.collectors {
-		tm.reg.Unregister(c)
-	}
+	tm.metrics.unregisterAll()
+	tm.walMetrics.unregisterAll()
 }
 
 // GroupFile is the file name Loki gives a namespace's groups, part of the
@@ -123,7 +124,7 @@ func (e *Evaluator) Check() error {
 	if _, _, err := e.o.Alerting.alertmanagers(); err != nil {
 		return err
 	}
-	return e.o.RemoteWrite.check()
+	return e.o.RemoteWrite.checkClients()
 }
 
 // New returns a stopped evaluator; Start runs it.
@@ -134,11 +135,11 @@ func New(o Options) *Evaluator {
 	if o.PollInterval <= 0 {
 		o.PollInterval = time.Minute
 	}
-	e := &Evaluator{o: o, managers: map[string]*tenantManager{}, kick: make(chan struct{}, 1),
+	e := &Evaluator{o: o, managers: map[string]*tenantManager{}, kick: make(chan struct{}, 1), syncs: newSyncCounter(),
 		reloaded: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "loki_ruler_config_last_reload_successful",
 			Help: "Whether the tenant's last rule load succeeded (1) or not (0)."}, []string{"user"})}
 	if o.Registerer != nil {
-		o.Registerer.MustRegister(e.reloaded, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "loki_ruler_managers_total",
+		o.Registerer.MustRegister(e.reloaded, e.syncs, prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "loki_ruler_managers_total",
 			Help: "Rules managers running, one per tenant with rules."}, func() float64 {
 			e.mu.Lock()
 			defer e.mu.Unlock()
@@ -153,6 +154,7 @@ func New(o Options) *Evaluator {
 func (e *Evaluator) Start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel, e.done = cancel, make(chan struct{})
+	e.syncs.WithLabelValues(syncInitial).Inc()
 	e.Sync()
 	go func() {
 		defer close(e.done)
@@ -163,7 +165,9 @@ func (e *Evaluator) Start() {
 			case <-ctx.Done():
 				return
 			case <-t.C:
+				e.syncs.WithLabelValues(syncPeriodic).Inc()
 			case <-e.kick:
+				e.syncs.WithLabelValues(syncAPIChange).Inc()
 			}
 			e.Sync()
 		}
@@ -280,8 +284,12 @@ func (tm *tenantManager) iterate() rules.GroupEvalIterationFunc {
 }
 
 func (e *Evaluator) newManager(tenant string) *tenantManager {
-	tm := &tenantManager{loader: &loader{}, index: &ruleIndex{}}
 	log := e.o.Log.With("tenant", tenant)
+	// Loki's names: Prometheus' rules and notifier metrics prefixed loki_
+	// with the tenant as user, remote write's prefixed loki_ruler_wal_
+	// with the tenant as tenant.
+	tm := &tenantManager{loader: &loader{}, index: &ruleIndex{}, metrics: newTenantRegisterer(e.o.Registerer, "loki_", "user", tenant, log),
+		walMetrics: newTenantRegisterer(e.o.Registerer, "loki_ruler_wal_", "tenant", tenant, log)}
 	if e.o.AlertStateDir != "" {
 		st, err := openState(e.o.AlertStateDir, tenant, e.o.OutageTolerance, e.o.ForGracePeriod, log)
 		if err != nil {
@@ -289,29 +297,19 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 		}
 		tm.state = st
 	}
-	// Loki's names: Prometheus' rules metrics prefixed loki_, with the
-	// tenant as user.
 	metrics := rules.NewGroupMetrics(nil)
-	if e.o.Registerer != nil {
-		tm.reg = prometheus.WrapRegistererWith(prometheus.Labels{"user": tenant}, prometheus.WrapRegistererWithPrefix("loki_", e.o.Registerer))
-		tm.collectors = []prometheus.Collector{metrics.EvalDuration, metrics.EvalDurationHistogram, metrics.IterationDuration,
-			metrics.IterationDurationHistogram, metrics.IterationsMissed, metrics.IterationsScheduled, metrics.EvalTotal,
-			metrics.EvalFailures, metrics.GroupInterval, metrics.GroupLastEvalTime, metrics.GroupLastDuration,
-			metrics.GroupLastRuleDurationSum, metrics.GroupLastRestoreDuration, metrics.GroupRules, metrics.GroupSamples}
-		for _, c := range tm.collectors {
-			if err := tm.reg.Register(c); err != nil {
-				e.o.Log.Error("ruler: registering metrics", "tenant", tenant, "err", err)
-			}
-		}
-	}
-	n, err := newNotifier(e.o.Alerting, tenant, e.o.Log.With("tenant", tenant))
+	tm.metrics.MustRegister(metrics.EvalDuration, metrics.EvalDurationHistogram, metrics.IterationDuration,
+		metrics.IterationDurationHistogram, metrics.IterationsMissed, metrics.IterationsScheduled, metrics.EvalTotal,
+		metrics.EvalFailures, metrics.GroupInterval, metrics.GroupLastEvalTime, metrics.GroupLastDuration,
+		metrics.GroupLastRuleDurationSum, metrics.GroupLastRestoreDuration, metrics.GroupRules, metrics.GroupSamples)
+	n, err := newNotifier(e.o.Alerting, tenant, tm.metrics, e.o.Log.With("tenant", tenant))
 	if err != nil { // checked by Check at start
 		e.o.Log.Error("ruler: alertmanager", "tenant", tenant, "err", err)
 	}
 	tm.notifier = n
 	var appendable storage.Appendable = discard{}
-	if e.o.RemoteWrite.URL != "" {
-		wal, err := openWAL(e.o.RemoteWrite, tenant, e.o.Registerer, e.o.Log.With("tenant", tenant))
+	if e.o.RemoteWrite.enabled() {
+		wal, err := openWAL(e.o.RemoteWrite, tenant, tm.walMetrics, e.o.Log.With("tenant", tenant))
 		if err != nil {
 			// Samples are lost until the next manager; the log says so.
 			e.o.Log.Error("ruler: opening the remote write WAL; recorded samples are discarded", "tenant", tenant, "err", err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	commoncfg "github.com/prometheus/common/config"
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/config"
@@ -73,13 +74,14 @@ func (a Alerting) alertmanagers() (config.AlertmanagerConfigs, map[string][]*tar
 
 // newNotifier starts the tenant's notifier (nil without Alertmanager):
 // Prometheus' notifier, v2 API, with X-Scope-OrgID set to the tenant.
-func newNotifier(a Alerting, tenant string, log *slog.Logger) (*notifier.Manager, error) {
+func newNotifier(a Alerting, tenant string, reg prometheus.Registerer, log *slog.Logger) (*notifier.Manager, error) {
 	cfgs, targets, err := a.alertmanagers()
 	if err != nil || len(cfgs) == 0 {
 		return nil, err
 	}
 	n := notifier.NewManager(&notifier.Options{
 		QueueCapacity: a.QueueCapacity,
+		Registerer:    reg,
 		Do: func(ctx context.Context, client *http.Client, req *http.Request) (*http.Response, error) {
 			req.Header.Set("X-Scope-OrgID", tenant)
 			if client == nil {

@@ -35,6 +35,10 @@ type RemoteWrite struct {
 	// BatchSendDeadline is Prometheus' queue batch_send_deadline (5s when
 	// 0); tests shorten it.
 	BatchSendDeadline time.Duration
+	// Clients are Loki's remote_write.clients by id, sent besides URL.
+	Clients map[string]config.RemoteWriteConfig
+	// NoOrgIDHeader is Loki's add_org_id_header turned off.
+	NoOrgIDHeader bool
 }
 
 func (rw RemoteWrite) config(tenant string) (*config.RemoteWriteConfig, error) {
@@ -66,35 +70,42 @@ func (rw RemoteWrite) config(tenant string) (*config.RemoteWriteConfig, error) {
 	return &cfg, nil
 }
 
-// check reports a bad configuration.
-func (rw RemoteWrite) check() error {
-	if rw.URL == "" {
-		return nil
-	}
-	if rw.Dir == "" {
-		return errors.New("ruler remote write needs a WAL directory")
-	}
-	_, err := rw.config("check")
-	return err
-}
-
 // walStorage is a tenant's WAL and the remote storage tailing it.
 type walStorage struct {
-	db *agent.DB
-	rs *remote.Storage
+	db   *agent.DB
+	rs   *remote.Storage
+	stop chan struct{}
 }
 
 func (w *walStorage) Appender(ctx context.Context) storage.Appender { return w.db.Appender(ctx) }
 
 func (w *walStorage) Close() error {
+	close(w.stop)
 	return errors.Join(w.db.Close(), w.rs.Close())
 }
 
-// openWAL opens the tenant's WAL and starts sending from it. With reg,
-// the remote storage's metrics are exposed under Loki's names:
-// loki_ruler_wal_prometheus_remote_storage_…{tenant="<tenant>"}.
+// nudgePeriod is how often the WAL watchers are told to read: a write
+// notification sent while a watcher is not waiting for one is dropped,
+// and it would otherwise read only at its 15s timeout.
+const nudgePeriod = 500 * time.Millisecond
+
+func (w *walStorage) nudge() {
+	t := time.NewTicker(nudgePeriod)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case <-t.C:
+			w.rs.Notify()
+		}
+	}
+}
+
+// openWAL opens the tenant's WAL and starts sending from it; reg takes
+// the remote storage's metrics.
 func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
-	cfg, err := rw.config(tenant)
+	cfgs, err := rw.configs(tenant)
 	if err != nil {
 		return nil, err
 	}
@@ -105,9 +116,6 @@ func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	if reg != nil {
-		reg = prometheus.WrapRegistererWith(prometheus.Labels{"tenant": tenant}, prometheus.WrapRegistererWithPrefix("loki_ruler_wal_", reg))
-	}
 	rs := remote.NewStorage(log, reg, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
 	// The WAL first: a queue started before it finds no WAL, retries 5s
 	// later and then skips every sample older than that retry.
@@ -116,11 +124,13 @@ func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog
 		_ = rs.Close()
 		return nil, err
 	}
-	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: []*config.RemoteWriteConfig{cfg}}); err != nil {
+	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: cfgs}); err != nil {
 		_ = db.Close()
 		_ = rs.Close()
 		return nil, err
 	}
 	db.SetWriteNotified(rs) // samples leave at once, not at the next WAL read
-	return &walStorage{db: db, rs: rs}, nil
+	w := &walStorage{db: db, rs: rs, stop: make(chan struct{})}
+	go w.nudge()
+	return w, nil
 }

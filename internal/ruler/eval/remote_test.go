@@ -38,12 +38,14 @@ func TestWALSendsAtOnceWithLokisMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	cfg := RemoteWrite{URL: rw.URL + "/api/v1/write", Dir: t.TempDir(), BatchSendDeadline: 50 * time.Millisecond}
 	for round := range 2 {
-		w, err := openWAL(cfg, "t1", reg, quiet())
+		w, err := openWAL(cfg, "t1", newTenantRegisterer(reg, "loki_ruler_wal_", "tenant", "t1", quiet()), quiet())
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(2 * time.Millisecond) // the queue sends samples newer than its start
-		ts := time.Now().UnixMilli()
+		// The queue sends samples newer than its watcher's start, which
+		// comes a moment after openWAL returns: a rule's first sample is
+		// at its first slot, after the manager's start.
+		ts := time.Now().Add(time.Second).UnixMilli()
 		app := w.Appender(context.Background())
 		if _, err := app.Append(0, labels.FromStrings("__name__", "m"), ts, 1); err != nil {
 			t.Fatal(err)

@@ -178,8 +178,12 @@ func TestStoreWritesAndReads(t *testing.T) {
 	if len(entries) != 1 {
 		t.Errorf("temporary files left: %v", entries)
 	}
-	if err := s.DeleteGroup("t1", "ns", "nope"); !errors.Is(err, ErrGroupNotFound) {
+	// Loki's writable store deletes a missing group without an error.
+	if err := s.DeleteGroup("t1", "ns", "nope"); err != nil {
 		t.Errorf("delete missing group: %v", err)
+	}
+	if err := s.DeleteGroup("t1", "nowhere", "nope"); err != nil {
+		t.Errorf("delete a group of a missing namespace: %v", err)
 	}
 	if err := s.DeleteGroup("t1", "ns", "g1"); err != nil {
 		t.Fatal(err)
@@ -247,5 +251,39 @@ func TestBadFileFailsItsNamespaceOnly(t *testing.T) {
 		if c.err == nil || c.err.Error() != c.want {
 			t.Errorf("read-only: %v, want %q", c.err, c.want)
 		}
+	}
+}
+
+// TestConfigMapLayout: a Kubernetes ConfigMap mounted as a tenant's
+// directory (the Helm chart's ruler.rules) is read as its files: the
+// ..data link and the timestamped directory are directories, skipped;
+// the files are links into them, followed.
+func TestConfigMapLayout(t *testing.T) {
+	dir := t.TempDir()
+	td := filepath.Join(dir, "fake")
+	stamped := filepath.Join(td, "..2026_11_26_10_00_00.123")
+	if err := os.MkdirAll(stamped, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	body := "groups:\n  - name: app\n    rules:\n      - record: a\n        expr: vector(1)\n"
+	if err := os.WriteFile(filepath.Join(stamped, "app.yaml"), []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"..data": "..2026_11_26_10_00_00.123", "app.yaml": "..data/app.yaml"} {
+		if err := os.Symlink(to, filepath.Join(td, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(dir, true, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenants, err := s.Tenants()
+	if err != nil || len(tenants) != 1 || tenants[0] != "fake" {
+		t.Fatalf("tenants %v %v", tenants, err)
+	}
+	nss, err := s.List("fake")
+	if err != nil || len(nss) != 1 || nss[0].Name != "app.yaml" || nss[0].Err != nil || len(nss[0].Groups) != 1 || nss[0].Groups[0].Name != "app" {
+		t.Fatalf("namespaces %+v %v", nss, err)
 	}
 }

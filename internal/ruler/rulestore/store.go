@@ -293,7 +293,8 @@ func (s *Store) DeleteNamespace(tenant, namespace string) error {
 }
 
 // DeleteGroup removes one group; the namespace file goes with its last
-// group.
+// group. A group that is not there is deleted too, as Loki's writable
+// (filesystem bucket) store deletes it: no error.
 func (s *Store) DeleteGroup(tenant, namespace, name string) error {
 	if s.readOnly {
 		return &ReadOnlyError{"DeleteRuleGroup"}
@@ -311,7 +312,7 @@ func (s *Store) DeleteGroup(tenant, namespace, name string) error {
 		}
 	}
 	if len(kept) == len(groups) {
-		return ErrGroupNotFound
+		return nil
 	}
 	return s.write(tenant, namespace, kept)
 }

@@ -34,8 +34,93 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- else if eq .Values.resultsCache.backend "redis" }}
 - -frontend.redis-address={{ required "resultsCache.redisAddress is empty" .Values.resultsCache.redisAddress }}
 {{- end }}
+{{- include "vloki.rulerArgs" . }}
 {{- range .Values.extraArgs }}
 - {{ . }}
+{{- end }}
+{{- end -}}
+
+{{/* The ruler's flags: where rules and the WAL are, and the outputs. */}}
+{{- define "vloki.rulerArgs" -}}
+{{- $r := .Values.ruler }}
+{{- if not $r.enabled }}
+- -ruler.enable-api=false
+{{- else }}
+{{- if $r.rules }}
+- -ruler.storage.local.directory=/etc/vloki/rules
+- -ruler.storage.local.read-only=true
+{{- else if $r.existingClaim }}
+- -ruler.storage.local.directory=/var/lib/vloki-rules
+{{- else if eq .Values.mode "cluster" }}
+- -ruler.storage.local.directory=/var/lib/vloki-ruler/rules
+- -ruler.storage.local.read-only=true
+{{- end }}
+{{- if not $r.evaluate }}
+- -ruler.enable-evaluation=false
+{{- end }}
+{{- with $r.evaluationInterval }}
+- -ruler.evaluation-interval={{ . }}
+{{- end }}
+{{- with $r.alertmanagerURL }}
+- -ruler.alertmanager-url={{ . }}
+{{- end }}
+{{- with $r.externalURL }}
+- -ruler.external-url={{ . }}
+{{- end }}
+{{- with $r.datasourceUID }}
+- -ruler.datasource-uid={{ . }}
+{{- end }}
+{{- with $r.remoteWrite.url }}
+- -ruler.remote-write.enabled=true
+- -ruler.remote-write.url={{ . }}
+{{- if eq $.Values.mode "cluster" }}
+- -ruler.wal.dir=/var/lib/vloki-ruler/wal
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The tenants of ruler.rules, sorted: the i-th has ConfigMap and volume rules-<i>. */}}
+{{- define "vloki.ruleTenants" -}}
+{{- keys .Values.ruler.rules | sortAlpha | toJson -}}
+{{- end -}}
+
+{{/* The ruler's volume mounts. */}}
+{{- define "vloki.rulerMounts" -}}
+{{- if .Values.ruler.enabled }}
+{{- range $i, $tenant := include "vloki.ruleTenants" . | fromJsonArray }}
+- name: rules-{{ $i }}
+  mountPath: /etc/vloki/rules/{{ $tenant }}
+  readOnly: true
+{{- end }}
+{{- if and (not .Values.ruler.rules) .Values.ruler.existingClaim }}
+- name: rules
+  mountPath: /var/lib/vloki-rules
+{{- end }}
+{{- if eq .Values.mode "cluster" }}
+- name: ruler
+  mountPath: /var/lib/vloki-ruler
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The ruler's volumes. */}}
+{{- define "vloki.rulerVolumes" -}}
+{{- if .Values.ruler.enabled }}
+{{- range $i, $tenant := include "vloki.ruleTenants" . | fromJsonArray }}
+- name: rules-{{ $i }}
+  configMap:
+    name: {{ include "vloki.fullname" $ }}-rules-{{ $i }}
+{{- end }}
+{{- if and (not .Values.ruler.rules) .Values.ruler.existingClaim }}
+- name: rules
+  persistentVolumeClaim:
+    claimName: {{ .Values.ruler.existingClaim }}
+{{- end }}
+{{- if eq .Values.mode "cluster" }}
+- name: ruler
+  emptyDir: {}
+{{- end }}
 {{- end }}
 {{- end -}}
 
@@ -70,10 +155,16 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
     readOnlyRootFilesystem: true
     capabilities:
       drop: [ALL]
-  {{- if eq .Values.mode "single" }}
+  {{- $ruler := include "vloki.rulerMounts" . }}
+  {{- if or (eq .Values.mode "single") $ruler }}
   volumeMounts:
+    {{- if eq .Values.mode "single" }}
     - name: data
       mountPath: /data
+    {{- end }}
+    {{- with $ruler }}
+    {{- . | nindent 4 }}
+    {{- end }}
   {{- end }}
 {{- end -}}
 
@@ -83,6 +174,10 @@ securityContext:
 terminationGracePeriodSeconds: 60
 containers:
   {{- include "vloki.container" . | nindent 2 }}
+{{- with include "vloki.rulerVolumes" . }}
+volumes:
+  {{- . | nindent 2 }}
+{{- end }}
 {{- with .Values.nodeSelector }}
 nodeSelector:
   {{- toYaml . | nindent 2 }}
