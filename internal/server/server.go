@@ -278,23 +278,25 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 	}
 	store.OnBadFile = func(string, string, error) { m.ObserveRuleFileError() }
 	r := cfg.Ruler
-	if !r.EnableEvaluation {
-		return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval,
-			MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
-	}
-	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
+	opts := eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
 			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
-		RemoteWrite: remoteWrite(cfg)})
+		RemoteWrite: remoteWrite(cfg)}
+	ruler := &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Backfiller: eval.NewBackfiller(opts, r.Backfill.MaxSlots),
+		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}
+	if !r.EnableEvaluation {
+		return ruler, nil
+	}
+	ev := eval.New(opts)
 	if err := ev.Check(); err != nil {
 		return nil, err
 	}
 	store.OnChange = ev.Changed
 	ev.Start()
-	return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Evaluator: ev,
-		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
+	ruler.Evaluator = ev
+	return ruler, nil
 }
 
 // remoteWrite is where recorded samples go (nowhere unless enabled).
