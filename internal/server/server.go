@@ -35,6 +35,7 @@ import (
 	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/ruler/eval"
+	"github.com/vloki/vloki/internal/ruler/lease"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 	"github.com/vloki/vloki/internal/streamindex"
 	"github.com/vloki/vloki/internal/tailhub"
@@ -183,7 +184,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return metrics.RuntimeFigures{QueriesRunning: running, QueriesWaiting: waiting,
 			LiveTails: tails.Subscribers(), BackendTails: backendTails.Active(), BackendUnreachable: c.Unreachable()}
 	})
-	ruler, err := newRuler(cfg, log, m, eng, resolver.Map, visible.Wait)
+	ruler, stopRuler, err := newRuler(cfg, log, m, eng, resolver.Map, visible.Wait)
 	if err != nil {
 		stopDeletes()
 		return nil, err
@@ -217,9 +218,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		},
 	})
 	closeAll := func() {
-		if ruler != nil && ruler.Evaluator != nil {
-			ruler.Evaluator.Stop()
-		}
+		stopRuler()
 		stopDeletes()
 		closeFn()
 	}
@@ -262,11 +261,12 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 }
 
 // newRuler serves Loki's rules API from the rule store and evaluates its
-// rules (nil when ruler.enable_api is off).
+// rules (nil when ruler.enable_api is off); stop ends the evaluations.
 func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engine.Engine, tenants func(string) backend.Tenant,
-	wait func(context.Context, backend.Tenant) error) (*api.Ruler, error) {
+	wait func(context.Context, backend.Tenant) error) (ruler *api.Ruler, stop func(), err error) {
+	stop = func() {}
 	if !cfg.Ruler.EnableAPI {
-		return nil, nil
+		return nil, stop, nil
 	}
 	dir := cfg.Ruler.Storage.Local.Directory
 	if dir == "" {
@@ -274,7 +274,7 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 	}
 	store, err := rulestore.Open(dir, cfg.Ruler.Storage.Local.ReadOnly, log)
 	if err != nil {
-		return nil, err
+		return nil, stop, err
 	}
 	store.OnBadFile = func(string, string, error) { m.ObserveRuleFileError() }
 	r := cfg.Ruler
@@ -284,19 +284,27 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
 			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
 		RemoteWrite: remoteWrite(cfg)}
-	ruler := &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Backfiller: eval.NewBackfiller(opts, r.Backfill.MaxSlots),
+	ruler = &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Backfiller: eval.NewBackfiller(opts, r.Backfill.MaxSlots),
 		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}
 	if !r.EnableEvaluation {
-		return ruler, nil
+		return ruler, stop, nil
 	}
 	ev := eval.New(opts)
 	if err := ev.Check(); err != nil {
-		return nil, err
+		return nil, stop, err
 	}
 	store.OnChange = ev.Changed
-	ev.Start()
 	ruler.Evaluator = ev
-	return ruler, nil
+	if !r.Lease.Enabled {
+		ev.Start()
+		return ruler, ev.Stop, nil
+	}
+	// Replicas sharing the rule directory: the lease's holder evaluates.
+	l := lease.New(lease.Options{Path: filepath.Join(store.Dir(), lease.FileName), Holder: cmp.Or(r.Lease.Holder, lease.DefaultHolder()),
+		Duration: r.Lease.Duration, RenewPeriod: r.Lease.RenewPeriod, OnAcquire: ev.Start, OnLose: ev.Stop, Log: log,
+		Registerer: m.Registerer()})
+	l.Start()
+	return ruler, func() { l.Stop(); ev.Stop() }, nil
 }
 
 // remoteWrite is where recorded samples go (nowhere unless enabled).
