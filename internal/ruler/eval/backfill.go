@@ -280,7 +280,8 @@ func (b *Backfiller) runGroup(ctx context.Context, req BackfillRequest, p *plann
 
 // loadGroup builds the group as the live manager builds it (Prometheus'
 // LoadGroups over the same file name and options), writing to app and
-// notifying no one.
+// notifying no one. An option of newManager's that changes samples (a
+// default query offset, say) must be set here too.
 func (b *Backfiller) loadGroup(tenant string, p *plannedGroup, app *backfillAppendable) (*rules.Group, error) {
 	file := GroupFile(b.o.RulePath, tenant, p.namespace)
 	m := rules.NewManager(&rules.ManagerOptions{
