@@ -35,6 +35,9 @@ func run(args []string) error {
 	if len(args) > 0 && args[0] == "ready" {
 		return checkReady(args[1:])
 	}
+	if len(args) > 0 && args[0] == "rules" {
+		return runRules(args[1:], os.Stdout, os.Stderr)
+	}
 	cfg, err := config.Load(args, os.Stderr)
 	if err != nil {
 		return err

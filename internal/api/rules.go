@@ -38,6 +38,8 @@ type Ruler struct {
 	// Evaluator, when set, evaluates the stored rules: the Prometheus
 	// endpoints show its state.
 	Evaluator *eval.Evaluator
+	// Backfiller, when set, serves POST /ruler/backfill.
+	Backfiller *eval.Backfiller
 }
 
 // rulesPrefixes are the YAML config API's two prefixes (Grafana uses the

@@ -156,6 +156,7 @@ func (s *Server) routes() []route {
 		{"/prometheus/api/v1/alerts", "alerts", s.alerts},
 	}
 	if s.d.Ruler != nil {
+		routes = append(routes, route{"/ruler/backfill", "ruler_backfill", s.rulerBackfill})
 		for i := range routes {
 			switch routes[i].name {
 			case "rules":

@@ -294,6 +294,29 @@ type Ruler struct {
 	// ruler_max_rule_groups_per_tenant (0: unlimited).
 	MaxRulesPerRuleGroup   int `yaml:"max_rules_per_rule_group"`
 	MaxRuleGroupsPerTenant int `yaml:"max_rule_groups_per_tenant"`
+	// Backfill bounds the backfill of recording rules (vloki's).
+	Backfill RulerBackfill `yaml:"backfill"`
+	// Lease lets one replica of several sharing the rule directory
+	// evaluate the rules (vloki's).
+	Lease RulerLease `yaml:"lease"`
+}
+
+// RulerBackfill bounds POST /ruler/backfill.
+type RulerBackfill struct {
+	// MaxSlots is the most slots one run evaluates, all groups together.
+	MaxSlots int `yaml:"max_slots"`
+}
+
+// RulerLease is the evaluation lease: a file in the rule directory that
+// the evaluating replica renews; the others take over once it expires.
+type RulerLease struct {
+	Enabled bool `yaml:"enabled"`
+	// Duration is how long a lease lasts unless renewed; RenewPeriod how
+	// often its holder renews it (and others try to take it).
+	Duration    time.Duration `yaml:"duration"`
+	RenewPeriod time.Duration `yaml:"renew_period"`
+	// Holder names this replica in the lease (empty: host name and pid).
+	Holder string `yaml:"holder"`
 }
 
 // RulerRemoteWrite is Loki's ruler.remote_write, where recorded samples
@@ -426,7 +449,8 @@ func Default() Config {
 		Ruler: Ruler{EnableAPI: true, EnableEvaluation: true, EvaluationInterval: time.Minute, PollInterval: time.Minute, RulePath: "/rules",
 			ForOutageTolerance: time.Hour, ForGracePeriod: 10 * time.Minute, ResendDelay: time.Minute,
 			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second, PersistAlertState: true,
-			RemoteWrite: RulerRemoteWrite{AddOrgIDHeader: true}},
+			RemoteWrite: RulerRemoteWrite{AddOrgIDHeader: true},
+			Backfill:    RulerBackfill{MaxSlots: 7 * 24 * 60}, Lease: RulerLease{Duration: 15 * time.Second, RenewPeriod: 5 * time.Second}},
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
@@ -511,6 +535,10 @@ func (c Config) Validate() error {
 		return fmt.Errorf("ruler.storage.type %q: vloki keeps rules in Loki's local layout only (local)", c.Ruler.Storage.Type)
 	case c.Ruler.MaxRulesPerRuleGroup < 0 || c.Ruler.MaxRuleGroupsPerTenant < 0:
 		return errors.New("ruler.max_rules_per_rule_group and ruler.max_rule_groups_per_tenant must be >= 0")
+	case c.Ruler.Backfill.MaxSlots <= 0:
+		return errors.New("ruler.backfill.max_slots must be > 0")
+	case c.Ruler.Lease.Enabled && (c.Ruler.Lease.RenewPeriod <= 0 || c.Ruler.Lease.Duration < 2*c.Ruler.Lease.RenewPeriod):
+		return errors.New("ruler.lease.renew_period must be > 0 and ruler.lease.duration at least twice it")
 	case c.Deletion.CancelPeriod < 0 || c.Deletion.MaxInterval < 0:
 		return errors.New("deletion.cancel_period and deletion.max_interval must be >= 0")
 	case c.Storage.FlushInterval < time.Second:

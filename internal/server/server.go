@@ -35,6 +35,7 @@ import (
 	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/ruler/eval"
+	"github.com/vloki/vloki/internal/ruler/lease"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 	"github.com/vloki/vloki/internal/streamindex"
 	"github.com/vloki/vloki/internal/tailhub"
@@ -183,7 +184,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return metrics.RuntimeFigures{QueriesRunning: running, QueriesWaiting: waiting,
 			LiveTails: tails.Subscribers(), BackendTails: backendTails.Active(), BackendUnreachable: c.Unreachable()}
 	})
-	ruler, err := newRuler(cfg, log, m, eng, resolver.Map, visible.Wait)
+	ruler, stopRuler, err := newRuler(cfg, log, m, eng, resolver.Map, visible.Wait)
 	if err != nil {
 		stopDeletes()
 		return nil, err
@@ -217,9 +218,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		},
 	})
 	closeAll := func() {
-		if ruler != nil && ruler.Evaluator != nil {
-			ruler.Evaluator.Stop()
-		}
+		stopRuler()
 		stopDeletes()
 		closeFn()
 	}
@@ -262,11 +261,12 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 }
 
 // newRuler serves Loki's rules API from the rule store and evaluates its
-// rules (nil when ruler.enable_api is off).
+// rules (nil when ruler.enable_api is off); stop ends the evaluations.
 func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engine.Engine, tenants func(string) backend.Tenant,
-	wait func(context.Context, backend.Tenant) error) (*api.Ruler, error) {
+	wait func(context.Context, backend.Tenant) error) (ruler *api.Ruler, stop func(), err error) {
+	stop = func() {}
 	if !cfg.Ruler.EnableAPI {
-		return nil, nil
+		return nil, stop, nil
 	}
 	dir := cfg.Ruler.Storage.Local.Directory
 	if dir == "" {
@@ -274,31 +274,41 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 	}
 	store, err := rulestore.Open(dir, cfg.Ruler.Storage.Local.ReadOnly, log)
 	if err != nil {
-		return nil, err
+		return nil, stop, err
 	}
 	store.OnBadFile = func(string, string, error) { m.ObserveRuleFileError() }
 	r := cfg.Ruler
-	if !r.EnableEvaluation {
-		return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval,
-			MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
-	}
 	rw, err := remoteWrite(cfg)
 	if err != nil {
-		return nil, err
+		return nil, stop, err
 	}
-	ev := eval.New(eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
+	opts := eval.Options{Store: store, Engine: eng, Tenant: tenants, Wait: wait, RulePath: r.RulePath,
 		EvaluationInterval: r.EvaluationInterval, PollInterval: r.PollInterval, ExternalURL: r.ExternalURL,
 		OutageTolerance: r.ForOutageTolerance, ForGracePeriod: r.ForGracePeriod, ResendDelay: r.ResendDelay, Log: log,
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
 			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
-		RemoteWrite: rw, QueryOffset: r.QueryOffset, AlertStateDir: alertStateDir(cfg)})
+		RemoteWrite: rw, QueryOffset: r.QueryOffset, AlertStateDir: alertStateDir(cfg)}
+	ruler = &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Backfiller: eval.NewBackfiller(opts, r.Backfill.MaxSlots),
+		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}
+	if !r.EnableEvaluation {
+		return ruler, stop, nil
+	}
+	ev := eval.New(opts)
 	if err := ev.Check(); err != nil {
-		return nil, err
+		return nil, stop, err
 	}
 	store.OnChange = ev.Changed
-	ev.Start()
-	return &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Evaluator: ev,
-		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}, nil
+	ruler.Evaluator = ev
+	if !r.Lease.Enabled {
+		ev.Start()
+		return ruler, ev.Stop, nil
+	}
+	// Replicas sharing the rule directory: the lease's holder evaluates.
+	l := lease.New(lease.Options{Path: filepath.Join(store.Dir(), lease.FileName), Holder: cmp.Or(r.Lease.Holder, lease.DefaultHolder()),
+		Duration: r.Lease.Duration, RenewPeriod: r.Lease.RenewPeriod, OnAcquire: ev.Start, OnLose: ev.Stop, Log: log,
+		Registerer: m.Registerer()})
+	l.Start()
+	return ruler, func() { l.Stop(); ev.Stop() }, nil
 }
 
 // remoteWrite is where recorded samples go (nowhere unless enabled):
