@@ -45,7 +45,6 @@ rules:
       severity: page
     annotations:
       summary: '{{ $labels.app }} has {{ $value }} errors'
-    keep_firing_for: 5m
   - record: app:errors:rate5m
     expr: sum by (app) (rate({app="api"}[5m]))
 `
