@@ -105,7 +105,7 @@ burst-record:
 
 ## ruler-record: Loki v3.7.8's ruler through TestRulerMatchesLoki's scenario (rules and alerts APIs, notifications, remote-written samples), which the test compares vloki's ruler with (builds Loki; not part of CI)
 ruler-record:
-	RULER_RECORD=1 $(GO) test -count=1 -timeout 10m -run '^TestRulerMatchesLoki$$' -v ./internal/integration/
+	VLOKI_BUILD_LOKI=1 RULER_RECORD=1 $(GO) test -count=1 -timeout 10m -run '^TestRulerMatchesLoki$$' -v ./internal/integration/
 
 ## otlp-record: Loki's answers to the OTLP tests' exports, from fresh Loki v3.7.8s with the default and the tests' otlp_config (not part of CI)
 otlp-record:

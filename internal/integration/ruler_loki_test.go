@@ -506,8 +506,12 @@ func writeRuleFile(t *testing.T, dir string, rules []byte) {
 }
 
 // recordLokiRuler runs the scenario against a fresh Loki v3.7.8 with its
-// ruler on (scripts/loki-run.sh with parity/loki-ruler-config.yaml).
+// ruler on (scripts/loki-run.sh with parity/loki-ruler-config.yaml); only
+// with VLOKI_BUILD_LOKI=1 (make ruler-record), as Loki is AGPL.
 func recordLokiRuler(t *testing.T, rules []byte) rulerRecording {
+	if os.Getenv("VLOKI_BUILD_LOKI") != "1" {
+		t.Fatal("recording runs Loki: VLOKI_BUILD_LOKI=1 (make ruler-record)")
+	}
 	outs := newRulerOutputs(t)
 	cmd := exec.Command("../../scripts/loki-run.sh")
 	cmd.Env = append(os.Environ(), "LOKI_CONFIG="+mustAbs(t, "../../parity/loki-ruler-config.yaml"),
