@@ -50,13 +50,22 @@ func (r *ScaleReport) writeQueries(b *strings.Builder) {
 	b.WriteString("Queries (LogQL; LogsQL twin asked of VictoriaLogs directly):\n\n")
 	for _, w := range r.Workloads {
 		q := w.Queries(r.Dataset.Now)[0]
-		fmt.Fprintf(b, "- **%s**: `%s`%s", w.Name, describe(q.Path, q.Params), rangeNote(q.Params))
+		fmt.Fprintf(b, "- **%s**: %s%s", w.Name, code(describe(q.Path, q.Params)), rangeNote(q.Params))
 		if q.Twin != nil {
-			fmt.Fprintf(b, "; twin `%s`", describe(q.Twin.Path, q.Twin.Params))
+			fmt.Fprintf(b, "; twin %s", code(describe(q.Twin.Path, q.Twin.Params)))
 		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\n")
+}
+
+// code is s as a Markdown code span; one holding a backquote (the
+// benchmark's `\bqueen\b`) is fenced by two.
+func code(s string) string {
+	if strings.Contains(s, "`") {
+		return "`` " + s + " ``"
+	}
+	return "`" + s + "`"
 }
 
 // describe names a request by its query, or its path when it has none.
