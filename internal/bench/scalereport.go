@@ -77,7 +77,7 @@ func describe(path string, params map[string]string) string {
 	if s == "" || !strings.HasSuffix(path, "query_range") && !strings.HasSuffix(path, "query") {
 		s = strings.TrimSpace(path + " " + s)
 	}
-	return strings.ReplaceAll(s, "|", `\|`)
+	return s
 }
 
 func rangeNote(p map[string]string) string {
