@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -34,8 +35,12 @@ func scale(ctx context.Context, args []string) error {
 	duration := fs.Duration("duration", 10*time.Second, "length of each step")
 	timeout := fs.Duration("timeout", 5*time.Minute, "timeout of one request")
 	out := fs.String("out", "bench-results/scale", "directory for report.md and report.json")
+	render := fs.String("render", "", "only print the Markdown of this report.json again")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *render != "" {
+		return rerender(*render)
 	}
 	data := scaledata.Config{Now: c.now.t, Days: *days, Lines: *lines, Hosts: *hosts, Seed: *seed}
 	cfg := bench.ScaleConfig{Data: data, Targets: c.targets.list, SkipIngest: *skipIngest, Progress: os.Stderr,
@@ -94,4 +99,20 @@ func writeScale(dir string, rep *bench.ScaleReport) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(rep.Markdown()), 0o644)
+}
+
+// rerender prints a stored report's Markdown with today's layout; the
+// queries are rebuilt from its dataset's configuration.
+func rerender(path string) error {
+	js, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var rep bench.ScaleReport
+	if err := json.Unmarshal(js, &rep); err != nil {
+		return err
+	}
+	rep.Workloads = bench.ScaleWorkloads(scaledata.New(rep.Dataset))
+	fmt.Print(rep.Markdown())
+	return nil
 }

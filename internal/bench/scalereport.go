@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -13,6 +14,7 @@ func (r *ScaleReport) Markdown() string {
 	r.writeDataset(&b)
 	r.writeIngestion(&b)
 	r.writeQueries(&b)
+	r.writeSummary(&b)
 	r.writeSteps(&b)
 	return b.String()
 }
@@ -96,6 +98,61 @@ func rangeNote(p map[string]string) string {
 	return " (" + strings.Join(parts, ", ") + ")"
 }
 
+// writeSummary is one row per query and load: each target's p50 / p99
+// and each vloki's p50 as a ratio of VictoriaLogs' answering the twin.
+func (r *ScaleReport) writeSummary(b *strings.Builder) {
+	if r.Queries == nil || len(r.Queries.Steps) == 0 {
+		return
+	}
+	targets := r.targetNames()
+	b.WriteString("p50 / p99 per query (closed loop):\n\n| query | clients |")
+	for _, t := range targets {
+		b.WriteString(" " + t + " |")
+	}
+	others := slices.DeleteFunc(slices.Clone(targets), func(t string) bool { return t == "victorialogs" })
+	for _, t := range others {
+		b.WriteString(" " + t + " ÷ VictoriaLogs (p50) |")
+	}
+	b.WriteString("\n|---|---|" + strings.Repeat("---|", len(targets)+len(others)) + "\n")
+	for _, g := range r.Queries.groups() {
+		fmt.Fprintf(b, "| %s | %d |", g.steps[0].Workload, g.steps[0].Clients)
+		for _, t := range targets {
+			b.WriteString(" " + latencyCell(g.find(t)) + " |")
+		}
+		for _, t := range others {
+			s := g.find(t)
+			cell := ""
+			if s != nil {
+				cell = latencyRatio(*s, g.find("victorialogs"))
+			}
+			b.WriteString(" " + cell + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+// targetNames are the targets in the order they were run.
+func (r *ScaleReport) targetNames() []string {
+	var out []string
+	for _, s := range r.Queries.Steps {
+		if !slices.Contains(out, s.Target) {
+			out = append(out, s.Target)
+		}
+	}
+	return out
+}
+
+func latencyCell(s *Step) string {
+	switch {
+	case s == nil || s.Queries == 0:
+		return "—"
+	case s.ErrorRate == 1:
+		return "errors"
+	}
+	return ms(s.P50) + " / " + ms(s.P99)
+}
+
 func (r *ScaleReport) writeSteps(b *strings.Builder) {
 	if r.Queries == nil {
 		return
@@ -118,7 +175,7 @@ func (r *ScaleReport) writeSteps(b *strings.Builder) {
 
 // latencyRatio is s's p50 over VictoriaLogs' answering the twin.
 func latencyRatio(s Step, vl *Step) string {
-	if vl == nil || vl.Target == s.Target || vl.Queries == 0 || vl.P50 == 0 {
+	if vl == nil || vl.Target == s.Target || vl.Queries == 0 || vl.P50 == 0 || vl.ErrorRate == 1 {
 		return ""
 	}
 	return fmt.Sprintf("%.2f", float64(s.P50)/float64(vl.P50))
