@@ -21,7 +21,7 @@ func (r *ScaleReport) Markdown() string {
 
 func (r *ScaleReport) writeDataset(b *strings.Builder) {
 	d := r.Dataset
-	fmt.Fprintf(b, "Dataset: %s lines over %g days ending %s, %d streams", thousands(d.Lines), d.Days, d.Now.UTC().Format(time.RFC3339), r.Streams)
+	fmt.Fprintf(b, "Dataset: %s lines over %g days ending %s, %s streams", thousands(d.Lines), d.Days, d.Now.UTC().Format(time.RFC3339), thousands(r.Streams))
 	if len(r.Ingestion) > 0 && r.Ingestion[0].Lines > 0 {
 		fmt.Fprintf(b, ", %d bytes a line on average", r.Ingestion[0].LineBytes/int64(r.Ingestion[0].Lines))
 	}
