@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record
+.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -39,6 +39,10 @@ bench-compare:
 ## bench-load: the workloads against vloki (cold, warm, external), VictoriaLogs and Loki (when built) side by side; report in bench-results/ (BENCH_DURATION, BENCH_CLIENTS, BENCH_WORKLOADS, BENCH_RATE)
 bench-load:
 	scripts/bench-load.sh
+
+## bench-scale: the Quickwit-vs-Loki benchmark's data (BENCH_SCALE_LINES, default 30 M) and queries through vloki (embedded, external VictoriaLogs) beside VictoriaLogs' LogsQL twins; report in bench-results/scale
+bench-scale:
+	scripts/bench-scale.sh
 
 ## bench-capacity: throughput of one and two vloki replicas on a single VictoriaLogs node and on a two-storage-node cluster (bench-results/capacity)
 bench-capacity:

@@ -5,6 +5,8 @@
 //	vloki-bench run  -now T -target vloki=http://… -target victorialogs=http://…,twins -verify vloki -reference loki
 //	vloki-bench soak -now T -target vloki=http://…,pid=123 -clients 200 -duration 5m -push-rate 500
 //	vloki-bench each -now T -workloads heavy,compute -runs 15 -target vloki=http://… -target loki=http://…
+//	vloki-bench scale -now T -lines 30000000 [-hosts] -target vloki=http://…,pid=1 -target victorialogs=http://…,twins
+//	                                               (make bench-scale: the Quickwit benchmark's data and queries)
 //	vloki-bench victoria-logs [-release v1.24.0]   (builds a supported release once; prints its path)
 //	vloki-bench canary -addr localhost:3100 -interval 100ms -duration 5m [-compare canary_loki.json]
 //	                                               (vloki's own end-to-end checker, loki-canary's flags)
@@ -42,7 +44,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vloki-bench seed|run|soak|each|victoria-logs|canary [flags]")
+		return fmt.Errorf("usage: vloki-bench seed|run|soak|each|scale|victoria-logs|canary [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -55,12 +57,14 @@ func run(args []string) error {
 		return soak(ctx, args[1:])
 	case "each":
 		return each(ctx, args[1:])
+	case "scale":
+		return scale(ctx, args[1:])
 	case "victoria-logs":
 		return victoriaLogs(args[1:])
 	case "canary":
 		return runCanary(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown command %q: want seed, run, soak, each, victoria-logs or canary", args[0])
+	return fmt.Errorf("unknown command %q: want seed, run, soak, each, scale, victoria-logs or canary", args[0])
 }
 
 // common are the flags both commands take.

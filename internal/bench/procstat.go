@@ -16,8 +16,16 @@ const clockTicks = 100
 
 // ProcUsage is what a target's processes used during a step: CPU summed
 // over all of them (vloki and the VictoriaLogs it asks), peak RSS of the
-// first (the target's own process).
+// first (the target's own process), and each process's own figures.
 type ProcUsage struct {
+	CPUSeconds float64        `json:"cpu_seconds"`
+	PeakRSS    int64          `json:"peak_rss_bytes"`
+	Processes  []ProcessUsage `json:"processes,omitempty"`
+}
+
+// ProcessUsage is one process's share of a ProcUsage.
+type ProcessUsage struct {
+	PID        int     `json:"pid"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	PeakRSS    int64   `json:"peak_rss_bytes"`
 }
@@ -26,16 +34,20 @@ type ProcUsage struct {
 // /proc/<pid>/status, sampled every 100 ms for the peak.
 type sampler struct {
 	pids  []int
-	start float64
+	start []float64 // CPU seconds of each process when sampling began
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu   sync.Mutex
-	peak int64
+	mu    sync.Mutex
+	peaks []int64 // of each process
 }
 
 func startSampler(pids []int) *sampler {
-	s := &sampler{pids: pids, start: cpuSeconds(pids), stop: make(chan struct{}), done: make(chan struct{})}
+	s := &sampler{pids: pids, start: make([]float64, len(pids)), peaks: make([]int64, len(pids)),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	for i, p := range pids {
+		s.start[i] = procCPU(p)
+	}
 	go s.loop()
 	return s
 }
@@ -55,13 +67,12 @@ func (s *sampler) loop() {
 }
 
 func (s *sampler) sample() {
-	if len(s.pids) == 0 {
-		return
+	for i, p := range s.pids {
+		rss := rssBytes(p)
+		s.mu.Lock()
+		s.peaks[i] = max(s.peaks[i], rss)
+		s.mu.Unlock()
 	}
-	rss := rssBytes(s.pids[0])
-	s.mu.Lock()
-	s.peak = max(s.peak, rss)
-	s.mu.Unlock()
 }
 
 // finish stops sampling and returns the step's usage.
@@ -71,15 +82,16 @@ func (s *sampler) finish() ProcUsage {
 	s.sample()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return ProcUsage{CPUSeconds: cpuSeconds(s.pids) - s.start, PeakRSS: s.peak}
-}
-
-func cpuSeconds(pids []int) float64 {
-	var total float64
-	for _, p := range pids {
-		total += procCPU(p)
+	var u ProcUsage
+	for i, p := range s.pids {
+		pu := ProcessUsage{PID: p, CPUSeconds: procCPU(p) - s.start[i], PeakRSS: s.peaks[i]}
+		u.CPUSeconds += pu.CPUSeconds
+		u.Processes = append(u.Processes, pu)
 	}
-	return total
+	if len(s.peaks) > 0 {
+		u.PeakRSS = s.peaks[0]
+	}
+	return u
 }
 
 // procCPU reads utime+stime (fields 14 and 15) of /proc/<pid>/stat.

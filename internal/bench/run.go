@@ -75,14 +75,16 @@ func step(cfg RunConfig, w Workload, l Load, tg Target) Step {
 	}
 	s := startSampler(tg.PIDs)
 	var done atomic.Uint64
-	stop := showProgress(cfg.Progress, fmt.Sprintf("%s, %s, %s", w.Name, Step{Clients: l.Clients, Rate: l.Rate}.load(), tg.Name), began, &done)
+	stop := showProgress(cfg.Progress, fmt.Sprintf("%s, %s, %s", w.Name, Step{Clients: l.Clients, Rate: l.Rate}.load(), tg.Name), began,
+		func() uint64 { return done.Load() }, "requests")
 	m := fire(src, l, &done)
 	stop()
 	return newStep(w, tg, l, queries, m, s.finish())
 }
 
-// showProgress redraws one status line until stopped.
-func showProgress(out io.Writer, what string, began time.Time, done *atomic.Uint64) func() {
+// showProgress redraws one status line until stopped: how many units are
+// done, and how fast.
+func showProgress(out io.Writer, what string, began time.Time, done func() uint64, unit string) func() {
 	if out == nil {
 		return func() {}
 	}
@@ -93,7 +95,8 @@ func showProgress(out io.Writer, what string, began time.Time, done *atomic.Uint
 		defer t.Stop()
 		for {
 			el := time.Since(began)
-			fmt.Fprintf(out, "\r\033[K%s: %4.1fs, %d requests, %.0f req/s", what, el.Seconds(), done.Load(), float64(done.Load())/max(el.Seconds(), 0.001))
+			n := done()
+			fmt.Fprintf(out, "\r\033[K%s: %4.1fs, %d %s, %.0f/s", what, el.Seconds(), n, unit, float64(n)/max(el.Seconds(), 0.001))
 			select {
 			case <-quit:
 				fmt.Fprintln(out)

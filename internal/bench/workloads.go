@@ -85,7 +85,8 @@ func metric(name, query, twin string, now time.Time, d, step time.Duration) Quer
 	w := span(now, d)
 	q := Query{Name: name, Path: "/loki/api/v1/query_range", Params: with(w, "query", query, "step", seconds(step))}
 	if twin != "" {
-		q.Twin = &Request{Path: "/select/logsql/stats_query_range", Params: with(w, "query", twin, "step", seconds(step))}
+		// VictoriaLogs wants a unit: a bare number of seconds is a 422.
+		q.Twin = &Request{Path: "/select/logsql/stats_query_range", Params: with(w, "query", twin, "step", seconds(step)+"s")}
 	}
 	return q
 }

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# make bench-scale: the Quickwit-vs-Loki benchmark's data and queries at
+# scale (issue 30). For each phase it starts on loopback, fresh: vloki on
+# its embedded engine, vloki on an external victoria-logs (single node,
+# from the pinned module), and a second victoria-logs asked the LogsQL
+# twins; `vloki-bench scale` generates the dataset as it pushes it into
+# each target alone (vloki through Loki's protobuf push, VictoriaLogs
+# through its jsonline), counts it back, then times every query at 1 and
+# 10 clients. The phase's processes are stopped by PID before the next.
+#
+# Phases (BENCH_SCALE_PHASES, default "quickwit hicard"):
+#   quickwit  100 streams over 30 days: the seven published queries and
+#             needle searches for trace ids
+#   hicard    25,600 streams (bucketed_hostname): its queries and metadata
+#
+# Knobs: BENCH_SCALE_LINES (30000000), BENCH_SCALE_HICARD_LINES (the same),
+# BENCH_SCALE_DAYS (30), BENCH_SCALE_CLIENTS (1,10), BENCH_SCALE_DURATION
+# (10s a step), BENCH_SCALE_PUSHERS (4), BENCH_SCALE_OUT (bench-results/scale).
+# Loki on the same data is the next slice (scripts/loki-run.sh, opt-in).
+set -euo pipefail
+source "$(dirname "$0")/bench-lib.sh"
+out=${BENCH_SCALE_OUT:-bench-results/scale}
+lines=${BENCH_SCALE_LINES:-30000000}
+mkdir -p "$out"
+
+# Both vloki targets answer every request afresh (results cache and
+# coalescing off, no sole-writer reuse of steps), as bench-load's cold
+# targets: the same query repeated is timed, not a cache hit.
+cold=(-frontend.cache-results=false -frontend.coalesce=false -backend.sole-writer=off -limits.query-timeout=5m)
+phase_pids=()
+
+start_vl() { # name port
+  "$vlbin" -httpListenAddr=127.0.0.1:$2 -storageDataPath="$work/$1" -retentionPeriod=100y \
+    -search.maxQueryDuration=5m -loggerLevel=ERROR >"$work/$1.log" 2>&1 &
+  pids+=($!); phase_pids+=($!)
+  wait_ready "http://127.0.0.1:$2/health"
+}
+start_vloki() { # name port flags...
+  local name=$1 port=$2; shift 2
+  "$work/vloki" -server.http-listen-address=127.0.0.1 -server.http-listen-port="$port" \
+    -limits.ingestion-rate-mb=0 -log.level=warn "$@" >"$work/$name.log" 2>&1 &
+  pids+=($!); phase_pids+=($!)
+  wait_ready "http://127.0.0.1:$port/ready"
+}
+# stop_phase ends this phase's processes and forgets their PIDs, so the
+# exit trap never signals a PID the system has since given to another.
+stop_phase() {
+  for p in "${phase_pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${phase_pids[@]}"; do while kill -0 "$p" 2>/dev/null; do sleep 0.2; done; done
+  local keep=() p q gone
+  for p in "${pids[@]}"; do
+    gone=0; for q in "${phase_pids[@]}"; do [[ $p == "$q" ]] && gone=1; done
+    ((gone)) || keep+=("$p")
+  done
+  pids=("${keep[@]}"); phase_pids=()
+}
+
+run_phase() { # phase lines extra-flags...
+  local phase=$1 n=$2; shift 2
+  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct"
+  local p_vlx p_vld p_emb p_ext
+  p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; local pid_vlx=${pids[-1]}
+  p_vld=$(free_port); start_vl vl-direct "$p_vld"; local pid_vld=${pids[-1]}
+  p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; local pid_emb=${pids[-1]}
+  p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" "${cold[@]}"; local pid_ext=${pids[-1]}
+  echo "phase $phase: $n lines" >&2
+  "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" "$@" \
+    -pushers "${BENCH_SCALE_PUSHERS:-4}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" \
+    -out "$out/$phase" \
+    -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" \
+    -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$pid_vlx" \
+    -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" >/dev/null
+  disk "$phase" "$n" >>"$out/$phase/report.md"
+  stop_phase
+}
+
+# disk appends each store's size on disk after the phase.
+disk() { # phase lines
+  local e x d
+  e=$(du -sb "$work/emb" | cut -f1); x=$(du -sb "$work/vl-ext" | cut -f1); d=$(du -sb "$work/vl-direct" | cut -f1)
+  echo
+  echo "Disk after the phase (du -sb): vloki $e B, vloki-ext's VictoriaLogs $x B, VictoriaLogs (jsonline) $d B; per line $((e / $2)) / $((x / $2)) / $((d / $2)) B."
+}
+
+# The data ends 15 minutes ago, as in bench-load.
+now=${BENCH_NOW:-$(($(date +%s) - 900))}
+for phase in ${BENCH_SCALE_PHASES:-quickwit hicard}; do
+  case $phase in
+    quickwit) run_phase quickwit "$lines" ;;
+    hicard) run_phase hicard "${BENCH_SCALE_HICARD_LINES:-$lines}" -hosts ;;
+    *) echo "unknown phase $phase: want quickwit or hicard" >&2; exit 2 ;;
+  esac
+done
+{
+  echo "# Scale bench, $(date -u +'%Y-%m-%d %H:%M UTC')"
+  for phase in ${BENCH_SCALE_PHASES:-quickwit hicard}; do
+    echo; echo "## $phase"; echo; cat "$out/$phase/report.md"
+  done
+} >"$out/report.md"
+echo "report: $out/report.md" >&2
