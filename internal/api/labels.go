@@ -48,6 +48,9 @@ func (s *Server) labelQuery(w http.ResponseWriter, r *http.Request) (*loghttp.La
 	if err == nil {
 		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
 	}
+	if err == nil {
+		err = loghttp.CheckRangeOrder(q.Start, q.End)
+	}
 	if err != nil {
 		writeError(w, err)
 		return nil, false
@@ -147,6 +150,10 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := loghttp.CheckRangeOrder(q.Start, q.End); err != nil {
 		writeError(w, err)
 		return
 	}
