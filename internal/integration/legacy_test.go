@@ -209,6 +209,9 @@ func TestLegacyAPIMatchesLoki(t *testing.T) {
 		t.Fatal(err)
 	}
 	queries := legacyQueries()
+	if len(rec.Answers) != len(queries) {
+		t.Fatalf("%d answers recorded for %d requests: run make legacy-record", len(rec.Answers), len(queries))
+	}
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			tenant := fmt.Sprintf("legacy%d", time.Now().UnixNano())
