@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record
+.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record legacy-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -106,6 +106,11 @@ collide-record:
 burst-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  BURST_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestSameTimestampOrderMatchesLoki$$' -v ./internal/integration/
+
+## legacy-record: Loki's answers on its legacy API (/api/prom/query, /label, /label/{name}/values, /series, /tail), which TestLegacyAPIMatchesLoki compares vloki's with (not part of CI)
+legacy-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  LEGACY_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLegacyAPIMatchesLoki$$' -v ./internal/integration/
 
 ## ruler-record: Loki v3.7.8's ruler through TestRulerMatchesLoki's scenario (rules and alerts APIs, notifications, remote-written samples), which the test compares vloki's ruler with (builds Loki; not part of CI)
 ruler-record:

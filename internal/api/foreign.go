@@ -9,7 +9,6 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/loghttp"
-	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -22,14 +21,13 @@ func (s *Server) foreign(ctx context.Context, start, end time.Time) (*foreign.Co
 	return s.d.Engine.Foreign(ctx, tenantFrom(ctx), start.UnixNano(), end.UnixNano())
 }
 
-// writeForeignValues answers /labels (field "") and /label/{field}/values
+// foreignValues answers /labels (field "") and /label/{field}/values
 // from the matching streams' labels as Loki names them, derived ones
 // included.
-func (s *Server) writeForeignValues(w http.ResponseWriter, r *http.Request, q *loghttp.LabelQuery, filter string, f *foreign.Config, field string) {
+func (s *Server) foreignValues(r *http.Request, q *loghttp.LabelQuery, filter string, f *foreign.Config, field string) ([]string, error) {
 	sets, err := s.foreignStreams(r.Context(), filter, q.Start, q.End, f)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
 	seen := map[string]bool{}
 	out := []string{}
@@ -49,8 +47,7 @@ func (s *Server) writeForeignValues(w http.ResponseWriter, r *http.Request, q *l
 		}
 	}
 	sort.Strings(out)
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(lokijson.AppendLabels(nil, out))
+	return out, nil
 }
 
 // foreignStreams lists the label sets of the streams a LogsQL filter

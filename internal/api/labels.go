@@ -16,16 +16,28 @@ import (
 
 // labels serves /labels: the stream label names in the range.
 func (s *Server) labels(w http.ResponseWriter, r *http.Request) {
-	if q, ok := s.labelQuery(w, r); ok {
-		s.writeValues(w, r, q, backend.StreamFieldNames, "")
-	}
+	s.serveValues(w, r, backend.StreamFieldNames, "", lokijson.AppendLabels)
 }
 
 // labelValues serves /label/{name}/values.
 func (s *Server) labelValues(w http.ResponseWriter, r *http.Request) {
-	if q, ok := s.labelQuery(w, r); ok {
-		s.writeValues(w, r, q, backend.StreamFieldValues, r.PathValue("name"))
+	s.serveValues(w, r, backend.StreamFieldValues, r.PathValue("name"), lokijson.AppendLabels)
+}
+
+// serveValues answers a labels-shaped request with the label names
+// (field "") or one label's values, sorted, written by encode.
+func (s *Server) serveValues(w http.ResponseWriter, r *http.Request, endpoint, field string, encode func([]byte, []string) []byte) {
+	q, ok := s.labelQuery(w, r)
+	if !ok {
+		return
 	}
+	vals, err := s.values(r, q, endpoint, field)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_, _ = w.Write(encode(nil, vals))
 }
 
 // labelQuery reads a labels-shaped request and applies max_query_length,
@@ -36,6 +48,9 @@ func (s *Server) labelQuery(w http.ResponseWriter, r *http.Request) (*loghttp.La
 	if err == nil {
 		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
 	}
+	if err == nil {
+		err = loghttp.CheckRangeOrder(q.Start, q.End)
+	}
 	if err != nil {
 		writeError(w, err)
 		return nil, false
@@ -44,31 +59,27 @@ func (s *Server) labelQuery(w http.ResponseWriter, r *http.Request) (*loghttp.La
 	return q, true
 }
 
-func (s *Server) writeValues(w http.ResponseWriter, r *http.Request, q *loghttp.LabelQuery, endpoint, field string) {
+// values are the label names or a label's values in q, sorted.
+func (s *Server) values(r *http.Request, q *loghttp.LabelQuery, endpoint, field string) ([]string, error) {
 	f, err := s.foreign(r.Context(), q.Start, q.End)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
 	filter, err := selectorFilter(q.Query, f)
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
 	if f != nil {
-		s.writeForeignValues(w, r, q, filter, f, field)
-		return
+		return s.foreignValues(r, q, filter, f, field)
 	}
 	if vals, ok := s.valuesFromMemory(r, q, field); ok {
-		writeLabelValues(w, vals)
-		return
+		return vals, nil
 	}
 	vals, err := s.d.Backend.Values(r.Context(), tenantFrom(r.Context()), endpoint, backend.MetadataRequest{
 		Query: filter, Start: q.Start.UnixNano(), End: q.End.UnixNano(), Field: field,
 	})
 	if err != nil {
-		writeError(w, err)
-		return
+		return nil, err
 	}
 	out := make([]string, 0, len(vals))
 	for _, v := range vals {
@@ -77,12 +88,7 @@ func (s *Server) writeValues(w http.ResponseWriter, r *http.Request, q *loghttp.
 		}
 	}
 	sort.Strings(out)
-	writeLabelValues(w, out)
-}
-
-func writeLabelValues(w http.ResponseWriter, sorted []string) {
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(lokijson.AppendLabels(nil, sorted))
+	return out, nil
 }
 
 // valuesFromMemory answers from the stream index when it knows the
@@ -144,6 +150,10 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength); err != nil {
+		writeError(w, err)
+		return
+	}
+	if err := loghttp.CheckRangeOrder(q.Start, q.End); err != nil {
 		writeError(w, err)
 		return
 	}

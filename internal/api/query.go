@@ -14,11 +14,10 @@ import (
 func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	q, err := loghttp.ParseRangeQuery(r, start)
-	if err != nil {
-		writeError(w, err)
-		return
+	var expr logql.Expr
+	if err == nil {
+		expr, err = s.parseQuery(q.Query, q.Limit)
 	}
-	expr, err := s.parseQuery(q.Query, q.Limit)
 	if err == nil {
 		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
 	}
@@ -27,6 +26,13 @@ func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	flags := loghttp.EncodingFlags(r.Header)
+	if res, ok := s.runRange(w, r, q, expr, flags); ok {
+		s.writeResult(w, res, flags, time.Since(start))
+	}
+}
+
+// runRange runs a parsed range query, answering the client on errors.
+func (s *Server) runRange(w http.ResponseWriter, r *http.Request, q *loghttp.RangeQuery, expr logql.Expr, flags loghttp.Flags) (*engine.Result, bool) {
 	res, err := s.d.Engine.Range(r.Context(), tenantFrom(r.Context()), engine.RangeRequest{
 		Expr: expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
 		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: flags.Categorize(),
@@ -34,9 +40,9 @@ func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
 	})
 	if err != nil {
 		writeError(w, err)
-		return
+		return nil, false
 	}
-	s.writeResult(w, res, flags, time.Since(start))
+	return res, true
 }
 
 func (s *Server) queryInstant(w http.ResponseWriter, r *http.Request) {
@@ -92,16 +98,18 @@ func direction(d loghttp.Direction) exec.Direction {
 }
 
 func (s *Server) writeResult(w http.ResponseWriter, res *engine.Result, flags loghttp.Flags, took time.Duration) {
-	st := lokijson.Stats{ExecTime: took.Seconds()}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	if res.Streams != nil {
-		st.EntriesReturned = res.Streams.Stats.EntriesReturned
-		st.LinesProcessed = res.Streams.Stats.LinesProcessed
-		st.BytesProcessed = res.Streams.Stats.BytesProcessed
-		_, _ = w.Write(lokijson.AppendStreams(nil, res.Streams.Streams, flags, st))
+		_, _ = w.Write(lokijson.AppendStreams(nil, res.Streams.Streams, flags, streamsStats(res.Streams, took)))
 		return
 	}
-	_, _ = w.Write(appendMetric(nil, res.Metric, st))
+	_, _ = w.Write(appendMetric(nil, res.Metric, lokijson.Stats{ExecTime: took.Seconds()}))
+}
+
+// streamsStats are the figures a log query's stats report.
+func streamsStats(res *exec.LogResult, took time.Duration) lokijson.Stats {
+	return lokijson.Stats{ExecTime: took.Seconds(), EntriesReturned: res.Stats.EntriesReturned,
+		LinesProcessed: res.Stats.LinesProcessed, BytesProcessed: res.Stats.BytesProcessed}
 }
 
 func appendMetric(b []byte, m *exec.MetricResult, st lokijson.Stats) []byte {

@@ -154,6 +154,14 @@ func (s *Server) routes() []route {
 		{"/loki/api/v1/drilldown-limits", "drilldown_limits", s.drilldownLimits},
 		{"/prometheus/api/v1/rules", "rules", s.rules},
 		{"/prometheus/api/v1/alerts", "alerts", s.alerts},
+		// Loki's legacy API, named as the operations it runs (Loki's
+		// frontend treats them alike), so the frontend caches and
+		// coalesces them as those.
+		q("/api/prom/query", "query_range", s.legacyQuery),
+		q("/api/prom/label", "labels", s.legacyLabels),
+		q("/api/prom/label/{name}/values", "labels", s.legacyLabels),
+		q("/api/prom/series", "series", s.series),
+		{"/api/prom/tail", "tail", t(s.legacyTail)},
 	}
 	if s.d.Ruler != nil {
 		routes = append(routes, route{"/ruler/backfill", "ruler_backfill", s.rulerBackfill})

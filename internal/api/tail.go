@@ -31,9 +31,18 @@ const (
 // tailUpgrader accepts any origin, as Loki's does.
 var tailUpgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
+// tailEncoder writes one tail message.
+type tailEncoder func(streams []model.Stream) []byte
+
 // tail serves /tail over a WebSocket: the newest limit entries since
 // start, oldest first, then every new matching entry, as JSON text frames.
 func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
+	flags := loghttp.EncodingFlags(r.Header)
+	s.serveTail(w, r, func(streams []model.Stream) []byte { return lokijson.AppendTail(nil, streams, flags) })
+}
+
+// serveTail runs a tail, each message written by encode.
+func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, encode tailEncoder) {
 	lq, q, ok := s.tailRequest(w, r)
 	if !ok {
 		return
@@ -70,7 +79,8 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 	histQuery := *lq
 	histQuery.Hide(s.d.Engine.Hidden(tn))
 	hist, err := exec.RunLogs(ctx, s.d.Backend, tn, exec.LogRequest{
-		Query: &histQuery, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward, Categorize: flags.Categorize(),
+		Query: &histQuery, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward,
+		Categorize: flags.Categorize(), KeepParsed: true,
 	})
 	if err != nil {
 		closeTail(conn, err)
@@ -78,10 +88,10 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 	}
 	entries := exec.TailEntries(hist.Streams)
 	live.SetHistory(entries, len(entries) >= int(q.Limit), now)
-	if !sendTail(conn, entries, flags) {
+	if !sendTail(conn, entries, encode) {
 		return
 	}
-	s.streamTail(ctx, conn, live, liveErr, flags)
+	s.streamTail(ctx, conn, live, liveErr, encode)
 }
 
 // startTailSources feeds the tail from this process's acknowledged pushes
@@ -137,7 +147,7 @@ func (s *Server) tailRequest(w http.ResponseWriter, r *http.Request) (*plan.LogQ
 
 // streamTail sends live entries as they fall due, and pings, until the
 // client leaves, a source fails or the tail's time is up.
-func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exec.Tail, liveErr <-chan error, flags loghttp.Flags) {
+func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exec.Tail, liveErr <-chan error, encode tailEncoder) {
 	ping := time.NewTicker(tailPingEvery)
 	defer ping.Stop()
 	due := time.NewTimer(tailMaxDuration)
@@ -180,7 +190,7 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 			continue
 		}
 		entries, next := live.Take(time.Now())
-		if !sendTail(conn, entries, flags) {
+		if !sendTail(conn, entries, encode) {
 			return
 		}
 		if !next.IsZero() {
@@ -198,10 +208,10 @@ const tailMessageEntries = 100
 
 // sendTail writes the entries (one stream object each), at most 100 a
 // message; false when the connection failed.
-func sendTail(conn *websocket.Conn, entries []model.Stream, flags loghttp.Flags) bool {
+func sendTail(conn *websocket.Conn, entries []model.Stream, encode tailEncoder) bool {
 	for len(entries) > 0 {
 		n := min(len(entries), tailMessageEntries)
-		if err := conn.WriteMessage(websocket.TextMessage, lokijson.AppendTail(nil, entries[:n], flags)); err != nil {
+		if err := conn.WriteMessage(websocket.TextMessage, encode(entries[:n])); err != nil {
 			closeTail(conn, err)
 			return false
 		}

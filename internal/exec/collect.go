@@ -148,11 +148,15 @@ func (c *collector) append(r *logRow) {
 		key = labels.String()
 	}
 	e := model.Entry{TimestampNs: r.ts, Line: r.out}
-	if c.req.Categorize {
+	switch {
+	case c.req.Categorize:
 		e.StructuredMetadata, e.Parsed = metadata, r.parsed
-	} else if len(metadata) > 0 || len(r.parsed) > 0 {
+	case len(metadata) > 0 || len(r.parsed) > 0:
 		labels = mergeLabels(mergeLabels(labels, metadata), r.parsed)
 		key = labels.String()
+		if c.req.KeepParsed {
+			e.Parsed = r.parsed
+		}
 	}
 	s, ok := c.streams[key]
 	if !ok {

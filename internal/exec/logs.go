@@ -35,6 +35,10 @@ type LogRequest struct {
 	// Categorize keeps structured metadata out of stream labels, as
 	// Loki's categorize-labels encoding flag asks.
 	Categorize bool
+	// KeepParsed keeps each entry's parsed labels with it even when they
+	// join the stream labels, as Loki's tailer does (its legacy tail
+	// shows them).
+	KeepParsed bool
 	// Metadata, when set, is the only structured metadata read with each
 	// line (the rest stays in storage, unread); nil reads all.
 	Metadata []string

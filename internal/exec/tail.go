@@ -50,7 +50,11 @@ type sourcedRow struct {
 // NewTail tails q from start (Unix ns) on, releasing entries delay after
 // their timestamp; remember de-duplicates across two live sources.
 func NewTail(q *plan.LogQuery, categorize bool, start int64, delay time.Duration, remember bool) *Tail {
-	req := LogRequest{Query: q, Limit: math.MaxInt, Direction: Forward, Categorize: categorize}
+	// Loki's ingester sends pushed entries through an empty pipeline as
+	// they came: labels the stream's own, structured metadata kept with
+	// the entry (a v1 answer without categorize-labels then leaves it out,
+	// a legacy one drops it), which is the categorized layout.
+	req := LogRequest{Query: q, Limit: math.MaxInt, Direction: Forward, Categorize: categorize || len(q.Stages) == 0, KeepParsed: true}
 	return &Tail{
 		q: q, start: start, delay: delay, ready: make(chan struct{}, 1),
 		col: newCollector(req), seen: newSeenSet(), remember: remember, floor: start,

@@ -38,18 +38,23 @@ func (s *seenSet) prune(now time.Time) {
 	s.nextPrune = now.Add(5 * time.Second)
 }
 
-// entryKey hashes a one-entry stream as the client receives it: labels,
-// timestamp, line, structured metadata and parsed labels.
+// entryKey hashes a one-entry stream by what the client receives of it:
+// labels with structured metadata and parsed labels, timestamp and line.
+// The three label sets are merged: a live entry sent with its stream's own
+// labels (an empty pipeline) is the history's copy, whose labels hold its
+// metadata.
 func entryKey(s model.Stream) uint64 {
 	d := xxhash.New()
 	e := s.Entries[0]
-	writeLabels(d, s.Labels)
+	labels := s.Labels
+	if len(e.StructuredMetadata)+len(e.Parsed) > 0 {
+		labels = mergeLabels(mergeLabels(labels, e.StructuredMetadata), e.Parsed)
+	}
+	writeLabels(d, labels)
 	_, _ = d.WriteString(strconv.FormatInt(e.TimestampNs, 10))
 	_, _ = d.WriteString("\xff")
 	_, _ = d.WriteString(e.Line)
 	_, _ = d.WriteString("\xff")
-	writeLabels(d, e.StructuredMetadata)
-	writeLabels(d, e.Parsed)
 	return d.Sum64()
 }
 

@@ -20,6 +20,18 @@ func CheckQueryLength(startMs, endMs int64, max time.Duration) error {
 	return nil
 }
 
+// CheckRangeOrder is the check Loki's querier makes of a labels or series
+// range after clamping its start to max_query_lookback (vloki has none):
+// an end before the start is data "no longer available". (A Loki whose
+// results cache holds an answer under the same key answers 500 instead,
+// "merging responses requires at least one response".)
+func CheckRangeOrder(start, end time.Time) error {
+	if end.Before(start) {
+		return errorf("this data is no longer available, it is past now - max_query_lookback (0s)")
+	}
+	return nil
+}
+
 // CeilMs is Loki's RoundToMilliseconds for an end: up to the next whole
 // millisecond.
 func CeilMs(t time.Time) int64 {

@@ -71,6 +71,23 @@ func ParseRangeQuery(r *http.Request, now time.Time) (*RangeQuery, error) {
 	return q, nil
 }
 
+// LegacyQuery is an /api/prom/query request: query_range's parameters and
+// the legacy regexp filter, which the caller folds into the query.
+type LegacyQuery struct {
+	RangeQuery
+	Regexp string
+}
+
+// ParseLegacyQuery reads /api/prom/query's parameters as ParseRangeQuery
+// does (Loki parses it as a range query), then regexp.
+func ParseLegacyQuery(r *http.Request, now time.Time) (*LegacyQuery, error) {
+	q, err := ParseRangeQuery(r, now)
+	if err != nil {
+		return nil, err
+	}
+	return &LegacyQuery{RangeQuery: *q, Regexp: r.Form.Get("regexp")}, nil
+}
+
 func (q *RangeQuery) parseStep(f formValues) error {
 	q.Step = DefaultStep(q.Start, q.End)
 	if v := f.get("step"); v != "" {

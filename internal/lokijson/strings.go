@@ -31,6 +31,29 @@ func appendString(b []byte, s string) []byte {
 // Loki uses for log lines: additionally <, > and & become \u003c, \u003e,
 // \u0026, invalid UTF-8 bytes become \ufffd, and U+2028/U+2029 are escaped.
 func appendHTMLString(b []byte, s string) []byte {
+	return appendHTMLEscaped(b, s, appendEscapedByte)
+}
+
+// appendStdString writes s as Go's encoding/json does, which Loki's legacy
+// API answers through: appendHTMLString's rules, except that \b and \f
+// keep their short escapes.
+func appendStdString(b []byte, s string) []byte {
+	return appendHTMLEscaped(b, s, appendStdEscapedByte)
+}
+
+func appendStdEscapedByte(b []byte, c byte) []byte {
+	switch c {
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	}
+	return appendEscapedByte(b, c)
+}
+
+// appendHTMLEscaped is the HTML-safe string writer; escape writes an ASCII
+// byte that needs escaping.
+func appendHTMLEscaped(b []byte, s string, escape func([]byte, byte) []byte) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -41,7 +64,7 @@ func appendHTMLString(b []byte, s string) []byte {
 				continue
 			}
 			b = append(b, s[start:i]...)
-			b = appendEscapedByte(b, c)
+			b = escape(b, c)
 			i++
 			start = i
 			continue
