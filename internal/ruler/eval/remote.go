@@ -169,18 +169,17 @@ func openWAL(rw RemoteWrite, tenant string, reg, own prometheus.Registerer, log 
 	if err != nil {
 		return nil, err
 	}
-	w, err := startWAL(dir, rl, reg, log)
+	w, err := startWAL(dir, rl, sent, reg, log)
 	if err != nil {
 		_ = rl.Close()
 		return nil, err
 	}
-	w.sent = sent
 	w.startResends(last, now, newResendMetrics(own))
 	return w, nil
 }
 
 // startWAL opens the WAL and the queues, which write to the relay.
-func startWAL(dir string, rl *relay, reg prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
+func startWAL(dir string, rl *relay, sent map[string]*sentLog, reg prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
 	if reg != nil {
 		reg = urlLabelRegisterer{reg, rl.receiverURLs()}
 	}
@@ -198,7 +197,7 @@ func startWAL(dir string, rl *relay, reg prometheus.Registerer, log *slog.Logger
 		return nil, err
 	}
 	db.SetWriteNotified(rs) // samples leave at once, not at the next WAL read
-	w := &walStorage{db: db, rs: rs, relay: rl, dir: dir, log: log, stop: make(chan struct{})}
+	w := &walStorage{db: db, rs: rs, relay: rl, sent: sent, dir: dir, log: log, stop: make(chan struct{})}
 	w.loop.Add(1)
 	go w.run()
 	return w, nil
@@ -210,6 +209,7 @@ func (w *walStorage) startResends(last int, now time.Time, metrics resendMetrics
 	ctx, cancel := context.WithCancel(context.Background())
 	w.cancel = cancel
 	for _, rt := range w.relay.routes {
+		metrics.init(rt.cfg.Name)
 		if !rt.sent.resend || last < 0 {
 			rt.sent.replayDone()
 			continue

@@ -149,23 +149,18 @@ func (r *relay) stop() {
 func (r *relay) Close() error { return r.srv.Close() }
 
 func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
-	if subtle.ConstantTimeCompare([]byte(req.Header.Get(relayTokenHeader)), []byte(r.token)) != 1 {
+	rt := r.route(req)
+	if rt == nil {
 		http.NotFound(w, req)
 		return
 	}
-	i, err := strconv.Atoi(strings.TrimPrefix(req.URL.Path, "/"))
-	if err != nil || i < 0 || i >= len(r.routes) || req.Method != http.MethodPost {
-		http.NotFound(w, req)
-		return
-	}
-	rt := r.routes[i]
 	body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxRelayBody))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
 	// Each series reaches the receiver in timestamp order: the queue's
-	// samples are newer than any the replay sends.
+	// samples are newer than any the resend sends.
 	select {
 	case <-rt.sent.replayed:
 	case <-r.stopping:
@@ -180,9 +175,26 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	defer resp.Body.Close()
+	r.answer(w, rt, req.Header.Get("Content-Type"), body, resp)
+}
+
+// route is the client a queue's request is for; nil without the token.
+func (r *relay) route(req *http.Request) *relayRoute {
+	if subtle.ConstantTimeCompare([]byte(req.Header.Get(relayTokenHeader)), []byte(r.token)) != 1 || req.Method != http.MethodPost {
+		return nil
+	}
+	i, err := strconv.Atoi(strings.TrimPrefix(req.URL.Path, "/"))
+	if err != nil || i < 0 || i >= len(r.routes) {
+		return nil
+	}
+	return r.routes[i]
+}
+
+// answer notes what the receiver took and answers the queue as it did.
+func (r *relay) answer(w http.ResponseWriter, rt *relayRoute, contentType string, body []byte, resp *http.Response) {
 	answer, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if rt.taken(resp.StatusCode) {
-		if err := rt.ack(req.Header.Get("Content-Type"), body); err != nil {
+		if err := rt.ack(contentType, body); err != nil {
 			r.log.Warn("ruler remote write: reading an acknowledged request; its samples will be sent again after a restart", "remote_name", rt.cfg.Name, "err", err)
 		}
 	} else if r.isStopping() {
@@ -190,7 +202,9 @@ func (r *relay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	for k, vs := range resp.Header {
-		if k != "Content-Length" {
+		switch k {
+		case "Content-Length", "Connection", "Transfer-Encoding":
+		default:
 			w.Header()[k] = vs
 		}
 	}
@@ -219,7 +233,10 @@ func (r *relay) isStopping() bool {
 
 // forward sends the queue's request to the receiver.
 func (rt *relayRoute) forward(req *http.Request, body []byte) (*http.Response, error) {
-	ctx, cancel := context.WithTimeout(req.Context(), time.Duration(rt.cfg.RemoteTimeout))
+	ctx, cancel := req.Context(), context.CancelFunc(func() {})
+	if timeout := time.Duration(rt.cfg.RemoteTimeout); timeout > 0 {
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+	}
 	out, err := http.NewRequestWithContext(ctx, http.MethodPost, rt.client.Endpoint(), bytes.NewReader(body))
 	if err != nil {
 		cancel()

@@ -49,6 +49,13 @@ func newResendMetrics(reg prometheus.Registerer) resendMetrics {
 	return m
 }
 
+// init exposes the client's counters at 0.
+func (m resendMetrics) init(client string) {
+	m.resent.WithLabelValues(client)
+	m.dropped.WithLabelValues(client, dropTooOld)
+	m.dropped.WithLabelValues(client, dropFailed)
+}
+
 // resender sends, after a restart, the samples the earlier runs left in
 // the WAL that the client's receiver did not take, in WAL order (so each
 // series in timestamp order), then opens the client's queue.
