@@ -60,7 +60,7 @@ func TestRulerRemoteWriteSurvivesRestart(t *testing.T) {
 	a.stop(t, syscall.SIGTERM)
 
 	b := startNode(t, dirs)
-	time.Sleep(4 * interval)
+	time.Sleep(5 * interval)
 	b.stop(t, syscall.SIGKILL)
 
 	vm.Start(t)
@@ -92,9 +92,9 @@ func TestRulerRemoteWriteSurvivesRestart(t *testing.T) {
 		name       string
 		from, till int64
 	}{
-		{"A", first, a.stopped.Add(-300 * time.Millisecond).UnixMilli()},
-		{"B", b.ready.Add(1500 * time.Millisecond).UnixMilli(), b.stopped.Add(-300 * time.Millisecond).UnixMilli()},
-		{"C", c.ready.Add(1500 * time.Millisecond).UnixMilli(), s.Timestamps[len(s.Timestamps)-1]},
+		{"A", first, a.stopped.Add(-700 * time.Millisecond).UnixMilli()},
+		{"B", b.ready.Add(2 * time.Second).UnixMilli(), b.stopped.Add(-700 * time.Millisecond).UnixMilli()},
+		{"C", c.ready.Add(2 * time.Second).UnixMilli(), s.Timestamps[len(s.Timestamps)-1]},
 	} {
 		for slot := run.from - (run.from-offset)%step + step; slot <= run.till; slot += step {
 			if samples[slot] != 1 {
@@ -103,7 +103,7 @@ func TestRulerRemoteWriteSurvivesRestart(t *testing.T) {
 		}
 	}
 	m := c.tg.metrics(t)
-	if m.sum("vloki_ruler_remote_write_resent_samples_total", tenant) < 6 {
+	if m.sum("vloki_ruler_remote_write_resent_samples_total", tenant) < 4 {
 		t.Errorf("vloki_ruler_remote_write_resent_samples_total{tenant=%q} = %v, want the 7 or so slots left by A and B",
 			tenant, m.sum("vloki_ruler_remote_write_resent_samples_total", tenant))
 	}

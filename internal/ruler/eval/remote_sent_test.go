@@ -73,3 +73,23 @@ func TestSentLogFile(t *testing.T) {
 		t.Errorf("after the horizon: floor %d, series %v", a.floor, a.series)
 	}
 }
+
+// TestRelayTaken: the queue is done with a request the receiver took
+// (2xx) or refused for good (4xx; a 429 only without retry_on_http_429);
+// it retries the others, which are not noted as taken.
+func TestRelayTaken(t *testing.T) {
+	for _, c := range []struct {
+		status    int
+		retry429  bool
+		wantTaken bool
+	}{
+		{200, false, true}, {204, false, true}, {400, false, true}, {404, true, true},
+		{429, false, true}, {429, true, false}, {500, false, false}, {503, true, false},
+	} {
+		cfg := rwConfig("q", "http://r/w")
+		cfg.QueueConfig.RetryOnRateLimit = c.retry429
+		if got := (&relayRoute{cfg: cfg}).taken(c.status); got != c.wantTaken {
+			t.Errorf("status %d, retry_on_http_429 %v: taken %v", c.status, c.retry429, got)
+		}
+	}
+}
