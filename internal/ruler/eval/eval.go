@@ -79,11 +79,12 @@ type Evaluator struct {
 type tenantManager struct {
 	m      *rules.Manager
 	loader *loader
-	// metrics (loki_*{user}) and walMetrics (loki_ruler_wal_*{tenant}):
-	// the tenant's metrics, unregistered on stop.
-	metrics, walMetrics *tenantRegisterer
-	notifier            *notifier.Manager
-	wal                 *walStorage
+	// metrics (loki_*{user}), walMetrics (loki_ruler_wal_*{tenant}) and
+	// rwMetrics (vloki_ruler_remote_write_*{tenant}): the tenant's
+	// metrics, unregistered on stop.
+	metrics, walMetrics, rwMetrics *tenantRegisterer
+	notifier                       *notifier.Manager
+	wal                            *walStorage
 	// index serves the for-state restore; state, when kept, the alerts
 	// saved across restarts.
 	index *ruleIndex
@@ -103,6 +104,7 @@ func (tm *tenantManager) stop() {
 	}
 	tm.metrics.unregisterAll()
 	tm.walMetrics.unregisterAll()
+	tm.rwMetrics.unregisterAll()
 }
 
 // GroupFile is the file name Loki gives a namespace's groups, part of the
@@ -289,7 +291,8 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 	// with the tenant as user, remote write's prefixed loki_ruler_wal_
 	// with the tenant as tenant.
 	tm := &tenantManager{loader: &loader{}, index: &ruleIndex{}, metrics: newTenantRegisterer(e.o.Registerer, "loki_", "user", tenant, log),
-		walMetrics: newTenantRegisterer(e.o.Registerer, "loki_ruler_wal_", "tenant", tenant, log)}
+		walMetrics: newTenantRegisterer(e.o.Registerer, "loki_ruler_wal_", "tenant", tenant, log),
+		rwMetrics:  newTenantRegisterer(e.o.Registerer, "", "tenant", tenant, log)}
 	if e.o.AlertStateDir != "" {
 		st, err := openState(e.o.AlertStateDir, tenant, e.o.OutageTolerance, e.o.ForGracePeriod, log)
 		if err != nil {
@@ -309,7 +312,7 @@ func (e *Evaluator) newManager(tenant string) *tenantManager {
 	tm.notifier = n
 	var appendable storage.Appendable = discard{}
 	if e.o.RemoteWrite.enabled() {
-		wal, err := openWAL(e.o.RemoteWrite, tenant, tm.walMetrics, e.o.Log.With("tenant", tenant))
+		wal, err := openWAL(e.o.RemoteWrite, tenant, tm.walMetrics, tm.rwMetrics, e.o.Log.With("tenant", tenant))
 		if err != nil {
 			// Samples are lost until the next manager; the log says so.
 			e.o.Log.Error("ruler: opening the remote write WAL; recorded samples are discarded", "tenant", tenant, "err", err)

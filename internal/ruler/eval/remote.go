@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/storage/remote"
 	"github.com/prometheus/prometheus/tsdb/agent"
+	"github.com/prometheus/prometheus/tsdb/wlog"
 )
 
 // RemoteWrite configures where recorded samples (and ALERTS,
@@ -70,18 +72,36 @@ func (rw RemoteWrite) config(tenant string) (*config.RemoteWriteConfig, error) {
 	return &cfg, nil
 }
 
-// walStorage is a tenant's WAL and the remote storage tailing it.
+// walStorage is a tenant's WAL and the remote storage tailing it,
+// through the relay that notes what each receiver took; resends send
+// what earlier runs left unsent.
 type walStorage struct {
-	db   *agent.DB
-	rs   *remote.Storage
-	stop chan struct{}
+	db      *agent.DB
+	rs      *remote.Storage
+	relay   *relay
+	sent    map[string]*sentLog
+	dir     string
+	log     *slog.Logger
+	stop    chan struct{}
+	cancel  context.CancelFunc
+	resends sync.WaitGroup
+	loop    sync.WaitGroup
 }
 
 func (w *walStorage) Appender(ctx context.Context) storage.Appender { return w.db.Appender(ctx) }
 
+// Close stops appending and sending; what the receivers did not take
+// stays in the WAL for the next start.
 func (w *walStorage) Close() error {
 	close(w.stop)
-	return errors.Join(w.db.Close(), w.rs.Close())
+	w.loop.Wait()
+	err := w.db.Close()
+	w.relay.stop()
+	err = errors.Join(err, w.rs.Close())
+	w.cancel()
+	w.resends.Wait()
+	err = errors.Join(err, w.relay.Close())
+	return errors.Join(err, saveSentLogs(sentPath(w.dir), w.sent, time.Now(), false))
 }
 
 // nudgePeriod is how often the WAL watchers are told to read: a write
@@ -89,22 +109,34 @@ func (w *walStorage) Close() error {
 // and it would otherwise read only at its 15s timeout.
 const nudgePeriod = 500 * time.Millisecond
 
-func (w *walStorage) nudge() {
-	t := time.NewTicker(nudgePeriod)
-	defer t.Stop()
+// sentSavePeriod is how often what the receivers took is written down
+// (when it changed): after a crash, what they took since is sent again.
+const sentSavePeriod = 5 * time.Second
+
+func (w *walStorage) run() {
+	defer w.loop.Done()
+	nudge := time.NewTicker(nudgePeriod)
+	defer nudge.Stop()
+	save := time.NewTicker(sentSavePeriod)
+	defer save.Stop()
 	for {
 		select {
 		case <-w.stop:
 			return
-		case <-t.C:
+		case <-nudge.C:
 			w.rs.Notify()
+		case <-save.C:
+			if err := saveSentLogs(sentPath(w.dir), w.sent, time.Now(), false); err != nil {
+				w.log.Error("ruler remote write: saving what was sent", "err", err)
+			}
 		}
 	}
 }
 
-// openWAL opens the tenant's WAL and starts sending from it; reg takes
-// the remote storage's metrics.
-func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
+// openWAL opens the tenant's WAL and starts sending from it: first, per
+// client, what earlier runs left unsent, then the queue. reg takes the
+// remote storage's metrics, own vloki's.
+func openWAL(rw RemoteWrite, tenant string, reg, own prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
 	cfgs, err := rw.configs(tenant)
 	if err != nil {
 		return nil, err
@@ -116,6 +148,41 @@ func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
+	// This run writes after the earlier runs' segments.
+	last := -1
+	if _, err := os.Stat(filepath.Join(dir, "wal")); err == nil {
+		if _, last, err = wlog.Segments(filepath.Join(dir, "wal")); err != nil {
+			return nil, err
+		}
+	}
+	now := time.Now()
+	sent, err := loadSentLogs(sentPath(dir), cfgs, now)
+	if err != nil {
+		log.Error("ruler remote write: reading what was sent; samples left unsent by the last run are not sent", "err", err)
+		sent = newSentLogs(cfgs, now)
+	}
+	// Saved at once: after a crash, this run's unsent samples are resent.
+	if err := saveSentLogs(sentPath(dir), sent, now, true); err != nil {
+		return nil, err
+	}
+	rl, err := startRelay(cfgs, sent, log)
+	if err != nil {
+		return nil, err
+	}
+	w, err := startWAL(dir, rl, sent, reg, log)
+	if err != nil {
+		_ = rl.Close()
+		return nil, err
+	}
+	w.startResends(last, now, newResendMetrics(own))
+	return w, nil
+}
+
+// startWAL opens the WAL and the queues, which write to the relay.
+func startWAL(dir string, rl *relay, sent map[string]*sentLog, reg prometheus.Registerer, log *slog.Logger) (*walStorage, error) {
+	if reg != nil {
+		reg = urlLabelRegisterer{reg, rl.receiverURLs()}
+	}
 	rs := remote.NewStorage(log, reg, func() (int64, error) { return 0, nil }, dir, time.Minute, nil, false)
 	// The WAL first: a queue started before it finds no WAL, retries 5s
 	// later and then skips every sample older than that retry.
@@ -124,13 +191,34 @@ func openWAL(rw RemoteWrite, tenant string, reg prometheus.Registerer, log *slog
 		_ = rs.Close()
 		return nil, err
 	}
-	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: cfgs}); err != nil {
+	if err := rs.ApplyConfig(&config.Config{RemoteWriteConfigs: rl.queueConfigs()}); err != nil {
 		_ = db.Close()
 		_ = rs.Close()
 		return nil, err
 	}
 	db.SetWriteNotified(rs) // samples leave at once, not at the next WAL read
-	w := &walStorage{db: db, rs: rs, stop: make(chan struct{})}
-	go w.nudge()
+	w := &walStorage{db: db, rs: rs, relay: rl, sent: sent, dir: dir, log: log, stop: make(chan struct{})}
+	w.loop.Add(1)
+	go w.run()
 	return w, nil
+}
+
+// startResends resends, per client, what the runs before left unsent in
+// segments up to last; a client without any opens its queue at once.
+func (w *walStorage) startResends(last int, now time.Time, metrics resendMetrics) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel = cancel
+	for _, rt := range w.relay.routes {
+		metrics.init(rt.cfg.Name)
+		if !rt.sent.resend || last < 0 {
+			rt.sent.replayDone()
+			continue
+		}
+		r := newResender(rt.cfg, rt.client, rt.sent, filepath.Join(w.dir, "wal"), last, now, metrics, w.log)
+		w.resends.Add(1)
+		go func() {
+			defer w.resends.Done()
+			r.run(ctx)
+		}()
+	}
 }

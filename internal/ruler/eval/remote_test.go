@@ -15,9 +15,9 @@ import (
 )
 
 // A sample appended as soon as the WAL is open is sent (the queue finds
-// the WAL at once), the queue's metrics carry Loki's names and the
-// tenant, and closing unregisters them so that the tenant's next WAL can
-// register them again.
+// the WAL at once), the queue's metrics carry Loki's names, the tenant
+// and the receiver's URL (not the relay's), and closing unregisters them
+// so that the tenant's next WAL can register them again.
 func TestWALSendsAtOnceWithLokisMetrics(t *testing.T) {
 	got := make(chan int64, 10)
 	rw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -38,7 +38,7 @@ func TestWALSendsAtOnceWithLokisMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	cfg := RemoteWrite{URL: rw.URL + "/api/v1/write", Dir: t.TempDir(), BatchSendDeadline: 50 * time.Millisecond}
 	for round := range 2 {
-		w, err := openWAL(cfg, "t1", newTenantRegisterer(reg, "loki_ruler_wal_", "tenant", "t1", quiet()), quiet())
+		w, err := openWAL(cfg, "t1", newTenantRegisterer(reg, "loki_ruler_wal_", "tenant", "t1", quiet()), newTenantRegisterer(reg, "", "tenant", "t1", quiet()), quiet())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,8 +62,14 @@ func TestWALSendsAtOnceWithLokisMetrics(t *testing.T) {
 			t.Fatalf("round %d: the sample appended at once was not sent", round)
 		}
 		const name = "loki_ruler_wal_prometheus_remote_storage_samples_total"
-		if v := sample(t, reg, name, `tenant="t1"`); v != 1 {
-			t.Errorf("round %d: %s{tenant=\"t1\"} = %v", round, name, v)
+		if v := sample(t, reg, name, `tenant="t1",url="`+rw.URL+`/api/v1/write"`); v != 1 {
+			t.Errorf("round %d: %s{tenant=\"t1\",url=<the receiver's>} = %v", round, name, v)
+		}
+		// The relay the queue writes through takes only the queue's requests.
+		if resp, err := http.Post(w.relay.queueURL(0), "application/x-protobuf", nil); err != nil || resp.StatusCode != http.StatusNotFound {
+			t.Errorf("round %d: a request to the relay without its token: %v %v", round, resp, err)
+		} else {
+			resp.Body.Close()
 		}
 		if err := w.Close(); err != nil {
 			t.Fatal(err)
