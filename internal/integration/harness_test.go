@@ -47,6 +47,7 @@ func targetsWith(t *testing.T, change func(*config.Config)) []target {
 	for _, b := range vltest.Both(t) {
 		cfg := config.Default()
 		cfg.Auth.Enabled = true
+		cfg.Storage.Path = t.TempDir() // vloki's own files (rule state, deletes, …)
 		change(&cfg)
 		tg, _ := serve(t, cfg, b.Client, b.Name)
 		out = append(out, tg)

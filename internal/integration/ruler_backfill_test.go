@@ -135,9 +135,11 @@ func serveApp(t *testing.T, cfg config.Config, c *backend.Client, name string) (
 	return target{name: name, url: srv.URL, vl: c}, stop
 }
 
-// rulerConfig is vloki with auth, evaluating every second over dir.
-func rulerConfig(dir string, change func(*config.Ruler)) config.Config {
+// rulerConfig is vloki with auth, evaluating every second over dir, its
+// own files (alert state, …) in a directory of the test's.
+func rulerConfig(t *testing.T, dir string, change func(*config.Ruler)) config.Config {
 	cfg := config.Default()
+	cfg.Storage.Path = t.TempDir()
 	cfg.Auth.Enabled = true
 	cfg.Ruler.Storage.Local.Directory = dir
 	cfg.Ruler.EvaluationInterval = time.Second
@@ -182,10 +184,10 @@ func TestRulerBackfillMatchesLiveEvaluation(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			live, stopLive := serveApp(t, rulerConfig(dir, func(r *config.Ruler) {
+			live, stopLive := serveApp(t, rulerConfig(t, dir, func(r *config.Ruler) {
 				r.RemoteWrite.Enabled, r.RemoteWrite.URL, r.WAL.Dir = true, rw.writeURL("live"), t.TempDir()
 			}), b.Client, b.Name)
-			bf, _ := serveApp(t, rulerConfig(dir, func(r *config.Ruler) {
+			bf, _ := serveApp(t, rulerConfig(t, dir, func(r *config.Ruler) {
 				r.EnableEvaluation = false
 				r.RemoteWrite.Enabled, r.RemoteWrite.URL = true, rw.writeURL("backfill")
 			}), b.Client, b.Name)

@@ -45,7 +45,7 @@ func TestRulerTwoReplicas(t *testing.T) {
 	dir := t.TempDir()
 	const leaseDuration = 3 * time.Second
 	start := func(name string) rulerReplica {
-		tg, stop := serveApp(t, rulerConfig(dir, func(r *config.Ruler) {
+		tg, stop := serveApp(t, rulerConfig(t, dir, func(r *config.Ruler) {
 			r.Lease.Enabled, r.Lease.Holder, r.Lease.Duration, r.Lease.RenewPeriod = true, name, leaseDuration, time.Second
 			r.AlertmanagerURL = amSrv.URL + "/" + name // tells who notified
 			r.RemoteWrite.Enabled, r.RemoteWrite.URL, r.WAL.Dir = true, rw.writeURL(name), t.TempDir()
