@@ -16,9 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang/snappy"
 	"github.com/prometheus/prometheus/model/value"
-	"github.com/prometheus/prometheus/prompb"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
@@ -74,14 +72,8 @@ func newInTestRemoteWriteReceiver(t *testing.T) *inTestRemoteWriteReceiver {
 }
 
 func (r *inTestRemoteWriteReceiver) write(w http.ResponseWriter, req *http.Request) {
-	b, _ := io.ReadAll(req.Body)
-	raw, err := snappy.Decode(nil, b)
-	var wr prompb.WriteRequest
-	if err == nil {
-		err = wr.Unmarshal(raw)
-	}
-	if err != nil || req.Header.Get("Content-Encoding") != "snappy" {
-		http.Error(w, "bad request", http.StatusBadRequest)
+	wr, _, ok := readRemoteWrite(w, req)
+	if !ok {
 		return
 	}
 	key := strings.TrimPrefix(req.URL.Query().Get("extra_label"), "src=") + "/" + req.Header.Get("X-Scope-OrgID")

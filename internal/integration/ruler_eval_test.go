@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -119,18 +118,26 @@ type rwCapture struct {
 	forward string
 }
 
-func (c *rwCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// readRemoteWrite decodes a remote write v1 request as a receiver does
+// (snappy protobuf), answering 400 when it is not one; it returns the
+// body as it came too.
+func readRemoteWrite(w http.ResponseWriter, r *http.Request) (prompb.WriteRequest, []byte, bool) {
+	var req prompb.WriteRequest
 	b, _ := io.ReadAll(r.Body)
 	raw, err := snappy.Decode(nil, b)
-	var req prompb.WriteRequest
 	if err == nil {
 		err = req.Unmarshal(raw)
 	}
 	if err != nil || r.Header.Get("Content-Encoding") != "snappy" {
 		http.Error(w, "bad request", http.StatusBadRequest)
-		return
+		return req, b, false
 	}
-	if !c.pass(w, r, b) {
+	return req, b, true
+}
+
+func (c *rwCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	req, b, ok := readRemoteWrite(w, r)
+	if !ok || !passOn(w, r, c.forward+r.URL.RequestURI(), b) {
 		return
 	}
 	c.mu.Lock()
@@ -144,28 +151,6 @@ func (c *rwCapture) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.series[r.Header.Get("X-Scope-OrgID")] = append(c.series[r.Header.Get("X-Scope-OrgID")], strings.Join(ls, ",")+" "+strconv.FormatFloat(s.Value, 'g', -1, 64))
 		}
 	}
-}
-
-// pass sends the request on and answers as the receiver did; it reports
-// whether the receiver took it.
-func (c *rwCapture) pass(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	req, err := http.NewRequest(http.MethodPost, c.forward+r.URL.RequestURI(), bytes.NewReader(body))
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return false
-	}
-	for _, h := range []string{"Content-Encoding", "Content-Type", "X-Prometheus-Remote-Write-Version", "X-Scope-OrgID"} {
-		req.Header.Set(h, r.Header.Get(h))
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadGateway)
-		return false
-	}
-	defer resp.Body.Close()
-	w.WriteHeader(resp.StatusCode)
-	_, _ = io.Copy(w, resp.Body)
-	return resp.StatusCode/100 == 2
 }
 
 func (c *rwCapture) has(tenant, sample string) bool {

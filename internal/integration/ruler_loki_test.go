@@ -20,9 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang/snappy"
 	"github.com/prometheus/prometheus/model/value"
-	"github.com/prometheus/prometheus/prompb"
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/ruler/eval"
@@ -379,14 +377,8 @@ func (o *rulerOutputs) alerts(w http.ResponseWriter, r *http.Request) {
 }
 
 func (o *rulerOutputs) write(w http.ResponseWriter, r *http.Request) {
-	b, _ := io.ReadAll(r.Body)
-	raw, err := snappy.Decode(nil, b)
-	var req prompb.WriteRequest
-	if err == nil {
-		err = req.Unmarshal(raw)
-	}
-	if err != nil {
-		http.Error(w, "bad request", http.StatusBadRequest)
+	req, b, ok := readRemoteWrite(w, r)
+	if !ok {
 		return
 	}
 	o.mu.Lock()
