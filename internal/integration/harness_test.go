@@ -47,7 +47,6 @@ func targetsWith(t *testing.T, change func(*config.Config)) []target {
 	for _, b := range vltest.Both(t) {
 		cfg := config.Default()
 		cfg.Auth.Enabled = true
-		cfg.Storage.Path = t.TempDir() // vloki's own files (rule state, deletes, …)
 		change(&cfg)
 		tg, _ := serve(t, cfg, b.Client, b.Name)
 		out = append(out, tg)
@@ -58,12 +57,17 @@ func targetsWith(t *testing.T, change func(*config.Config)) []target {
 // serve starts vloki with cfg over c, stopped with the test.
 func serve(t *testing.T, cfg config.Config, c *backend.Client, name string) (target, *httptest.Server) {
 	t.Helper()
+	if cfg.Storage.Path == config.Default().Storage.Path {
+		cfg.Storage.Path = t.TempDir() // vloki's own files (rule state, WAL, stream index, …)
+	}
 	app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, name, func() {})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := newServer(app.Handler())
-	t.Cleanup(srv.Close)
+	// The app's background work (rule evaluation, …) stops with the test,
+	// before its directories are removed.
+	t.Cleanup(func() { srv.Close(); app.Close() })
 	return target{name: name, url: srv.URL, vl: c}, srv
 }
 
