@@ -35,7 +35,7 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 			return v, err
 		}
 	}
-	series, err := ev.fetchSeries(ctx, m, ev.readFilters(m, ev.readBatches(m)))
+	series, err := ev.fetchSeries(ctx, m, ev.readFilters(m, ev.readBatches(m, sparseRowsRatio)))
 	if err != nil {
 		return value{}, err
 	}

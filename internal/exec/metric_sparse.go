@@ -6,28 +6,37 @@ import (
 )
 
 // A range aggregation's step t reads the window (t-offset-range, t-offset]
-// and nothing else. When the step is longer than the range, the windows
-// leave gaps no step reads: Loki's default step over 30 days (range/250,
-// 2 h 52 m 48 s) with a [1m] range reads 0.6% of the span. Such a query
-// reads only its windows (sparse reads): VictoriaLogs is asked for rows
-// in an OR of the windows, a batch of windows per query, and its buckets
-// are a step wide (each holds one window). Reading the whole span instead
-// made VictoriaLogs bucket it at gcd(step, range) (12 s there: a stats
-// group per row at 200,000 lines over 30 days) or send every row.
-
-// maxWindowsPerQuery bounds the windows one query ORs together.
-// VictoriaLogs tests each window of the OR against each block of the
-// query's time range, so a batch costs it blocks × windows; each query
-// costs a round trip. 64 windows make about 4.7 KB of LogsQL.
-const maxWindowsPerQuery = 64
-
-// queryLenBudget is VictoriaLogs' default -search.maxQueryLen (16 KiB,
-// since v1.48): longer queries are refused. A sparse read whose query
-// would pass it, with pipeAllowance for the pipes after the filter,
-// reads the whole span instead, as it did before.
+// and nothing else. When the step is much longer than the range, the
+// windows leave gaps no step reads: Loki's default step over 30 days
+// (range/250, 2 h 52 m 48 s) with a [1m] range reads 0.6% of the span.
+// Such a query reads only its windows (sparse reads): VictoriaLogs is
+// asked for the rows in an OR of the windows, a batch of windows per
+// query, and its buckets are a step wide (each holds one window). Reading
+// the whole span instead made VictoriaLogs bucket it at gcd(step, range)
+// (12 s there: about a stats group per row) or send every row.
+//
+// An OR of windows is not free: VictoriaLogs tests every window against
+// every block of a query's time range, and each query costs a round trip.
+// Measured on 200,000 lines over 30 days (docs/performance.md, "Scale
+// bench"), reading the windows beat reading the whole span once they
+// covered at most a quarter of it for rows (which vloki decodes and runs
+// through the pipeline) and an eighth for VictoriaLogs' buckets.
 const (
-	queryLenBudget = 16 << 10
-	pipeAllowance  = 1 << 10
+	sparseRowsRatio    = 4 // rows: step at least 4 ranges
+	sparseBucketsRatio = 8 // buckets: step at least 8 ranges
+)
+
+// Batches: as many windows as fit in VictoriaLogs' default
+// -search.maxQueryLen (16 KiB since v1.48; longer queries are refused),
+// with pipeAllowance for the pipes after the filter: about 200 windows of
+// 74 bytes beside a short pushdown filter. Fewer, larger batches measured
+// faster than more, smaller ones. A pushdown filter leaving room for fewer
+// than minWindowsPerQuery windows reads the whole span, as before.
+const (
+	queryLenBudget     = 16 << 10
+	pipeAllowance      = 1 << 10
+	maxWindowsPerQuery = 256
+	minWindowsPerQuery = 8
 )
 
 // window is the time range [lo, hi] (Unix ns, both inclusive) of one
@@ -39,12 +48,12 @@ func (w window) filter() logsql.TimeRange { return logsql.TimeRange{Start: w.lo,
 // windowBatch is one query's windows, in time order.
 type windowBatch []window
 
-// span is the batch from its first window's start to its last's end:
-// VictoriaLogs reads the partitions and blocks of a top-level _time
-// filter only.
+// span is the batch from its first window's start to its last's end.
 func (b windowBatch) span() window { return window{b[0].lo, b[len(b)-1].hi} }
 
-// filter is the batch's time filter: its span, and any of its windows.
+// filter is the batch's time filter: its span, which VictoriaLogs reads
+// the partitions and blocks of (a top-level _time filter), and any of its
+// windows.
 func (b windowBatch) filter() logsql.Filter {
 	if len(b) == 1 {
 		return b[0].filter()
@@ -58,10 +67,13 @@ func (b windowBatch) filter() logsql.Filter {
 
 // stepWindows batches the windows of steps (ascending, step apart) for a
 // range rng and offset off, at most per windows a batch; nil when the
-// windows leave no gap (step at most the range, a single step, or an
-// empty range, whose windows hold nothing).
-func stepWindows(steps []int64, rng, off int64, per int) []windowBatch {
-	if len(steps) < 2 || rng <= 0 || steps[1]-steps[0] <= rng {
+// windows leave no gap or the step is less than ratio ranges (or a single
+// step, or an empty range, whose windows hold nothing).
+func stepWindows(steps []int64, rng, off, ratio int64, per int) []windowBatch {
+	if len(steps) < 2 || rng <= 0 {
+		return nil
+	}
+	if step := steps[1] - steps[0]; step <= rng || step < ratio*rng {
 		return nil
 	}
 	var out []windowBatch
@@ -76,21 +88,31 @@ func stepWindows(steps []int64, rng, off int64, per int) []windowBatch {
 	return out
 }
 
-// readBatches are the window batches m's rows are read in, nil when m
-// reads its whole span (windows without gaps, or a query that would be
-// too long for VictoriaLogs beside m's pushdown filter).
-func (ev *evaluator) readBatches(m *plan.RangeAgg) []windowBatch {
+// readBatches are the window batches m's rows are read in when its step
+// is at least ratio ranges, nil when m reads its whole span.
+func (ev *evaluator) readBatches(m *plan.RangeAgg, ratio int64) []windowBatch {
 	if m.WholeSpan {
 		return nil
 	}
-	batches := stepWindows(ev.steps, m.Range, m.Offset, maxWindowsPerQuery)
-	for _, b := range batches {
-		q := logsql.Query{Filter: logsql.And{b.filter(), m.Log.Pushdown}}
-		if len(q.String())+pipeAllowance > queryLenBudget {
-			return nil
-		}
+	per := windowsPerQuery(m.Log.Pushdown)
+	if per < minWindowsPerQuery {
+		return nil
 	}
-	return batches
+	return stepWindows(ev.steps, m.Range, m.Offset, ratio, per)
+}
+
+// windowsPerQuery is how many windows fit in a query beside the pushdown
+// filter within queryLenBudget, at most maxWindowsPerQuery: every
+// window's filter has the same length (timestamps of fixed width).
+func windowsPerQuery(pushdown logsql.Filter) int {
+	w := window{0, 0}
+	two := logsql.Query{Filter: logsql.And{windowBatch{w, w}.filter(), pushdown}}.String()
+	each := len(logsql.Query{Filter: w.filter()}.String()) + len(" OR ")
+	room := queryLenBudget - pipeAllowance - len(two)
+	if room < 0 {
+		return 0
+	}
+	return min(2+room/each, maxWindowsPerQuery)
 }
 
 // readFilters are the time filters of the queries reading m's rows, one

@@ -24,18 +24,21 @@ func TestStepWindows(t *testing.T) {
 		name      string
 		steps     []int64
 		rng, off  int64
+		ratio     int64
 		per       int
 		wantSizes []int // nil: the whole span is read
 	}{
-		{"step equals range", steps(5, minute), minute, 0, 64, nil},
-		{"step below range", steps(5, minute), 5 * minute, 0, 64, nil},
-		{"single step", steps(1, 0), minute, 0, 64, nil},
-		{"zero range", steps(5, 3*minute), 0, 0, 64, nil},
-		{"step above range", steps(5, 61*int64(time.Second)), minute, 0, 64, []int{5}},
-		{"batched", steps(7, 3*minute), minute, 2 * minute, 3, []int{3, 3, 1}},
-		{"negative offset", steps(4, 3*minute), minute, -5 * minute, 2, []int{2, 2}},
+		{"step equals range", steps(5, minute), minute, 0, 1, 64, nil},
+		{"step below range", steps(5, minute), 5 * minute, 0, 1, 64, nil},
+		{"single step", steps(1, 0), minute, 0, 1, 64, nil},
+		{"zero range", steps(5, 3*minute), 0, 0, 1, 64, nil},
+		{"step just above range", steps(5, 61*int64(time.Second)), minute, 0, 1, 64, []int{5}},
+		{"step below the ratio", steps(5, 4*minute), minute, 0, sparseBucketsRatio, 64, nil},
+		{"step at the ratio", steps(5, 4*minute), minute, 0, sparseRowsRatio, 64, []int{5}},
+		{"batched", steps(7, 8*minute), minute, 2 * minute, 8, 3, []int{3, 3, 1}},
+		{"negative offset", steps(4, 8*minute), minute, -5 * minute, 8, 2, []int{2, 2}},
 	} {
-		got := stepWindows(c.steps, c.rng, c.off, c.per)
+		got := stepWindows(c.steps, c.rng, c.off, c.ratio, c.per)
 		if len(got) != len(c.wantSizes) {
 			t.Fatalf("%s: %d batches, want %d", c.name, len(got), len(c.wantSizes))
 		}
@@ -66,7 +69,7 @@ func TestReadFilters(t *testing.T) {
 	m := &plan.RangeAgg{Op: "count_over_time", Range: 60 * sec, Offset: 0,
 		Log: &plan.LogQuery{Pushdown: logsql.StreamFilter{Matchers: []logsql.StreamMatcher{{Label: "app", Op: logsql.StreamEq, Value: "a"}}}}}
 	ev := &evaluator{req: MetricRequest{Step: 600 * sec}, steps: []int64{600 * sec, 1200 * sec, 1800 * sec}}
-	got := filterTexts(ev.readFilters(m, ev.readBatches(m)))
+	got := filterTexts(ev.readFilters(m, ev.readBatches(m, sparseBucketsRatio)))
 	want := []string{"(_time:[1970-01-01T00:09:00.000000001Z, 1970-01-01T00:30:00.000000000Z] AND " +
 		"(_time:[1970-01-01T00:09:00.000000001Z, 1970-01-01T00:10:00.000000000Z] OR " +
 		"_time:[1970-01-01T00:19:00.000000001Z, 1970-01-01T00:20:00.000000000Z] OR " +
@@ -75,36 +78,43 @@ func TestReadFilters(t *testing.T) {
 		t.Fatalf("sparse:\n got %s\nwant %s", got, want)
 	}
 	m.WholeSpan = true
-	got = filterTexts(ev.readFilters(m, ev.readBatches(m)))
+	got = filterTexts(ev.readFilters(m, ev.readBatches(m, sparseBucketsRatio)))
 	if want := "_time:[1970-01-01T00:09:00.000000001Z, 1970-01-01T00:30:00.000000000Z]"; len(got) != 1 || got[0] != want {
 		t.Fatalf("whole span: got %s, want %s", got, want)
 	}
 }
 
-// TestReadBatchesFitQueryLength checks that a pushdown filter too long to
-// share a query with a batch of windows makes the query read its whole
-// span, as it did before sparse reads: VictoriaLogs refuses queries over
-// -search.maxQueryLen.
+// TestReadBatchesFitQueryLength checks that every batch's query fits in
+// VictoriaLogs' default -search.maxQueryLen beside the pushdown filter,
+// batches shrinking as the filter grows, and that a filter leaving room
+// for too few windows makes the query read its whole span, as it did
+// before sparse reads.
 func TestReadBatchesFitQueryLength(t *testing.T) {
 	sec := int64(time.Second)
 	var steps []int64
-	for i := range 200 {
+	for i := range 1000 {
 		steps = append(steps, int64(i+1)*600*sec)
 	}
 	ev := &evaluator{req: MetricRequest{Step: 600 * sec}, steps: steps}
-	short := &plan.RangeAgg{Range: 60 * sec, Log: &plan.LogQuery{Pushdown: logsql.Regexp{Field: "_msg", Re: "x"}}}
-	batches := ev.readBatches(short)
-	if len(batches) != 4 {
-		t.Fatalf("%d batches of 200 windows, want 4", len(batches))
-	}
-	for _, b := range batches {
-		if n := len(logsql.Query{Filter: logsql.And{b.filter(), short.Log.Pushdown}}.String()); n+pipeAllowance > queryLenBudget {
-			t.Fatalf("a batch's query is %d bytes", n)
+	prev := maxWindowsPerQuery + 1
+	for _, n := range []int{1, 4 << 10, 12 << 10} {
+		m := &plan.RangeAgg{Range: 60 * sec, Log: &plan.LogQuery{Pushdown: logsql.Regexp{Field: "_msg", Re: strings.Repeat("y", n)}}}
+		batches := ev.readBatches(m, sparseBucketsRatio)
+		windows := 0
+		for _, b := range batches {
+			windows += len(b)
+			if q := (logsql.Query{Filter: logsql.And{b.filter(), m.Log.Pushdown}}).String(); len(q)+pipeAllowance > queryLenBudget {
+				t.Fatalf("pushdown of %d bytes: a batch's query is %d bytes", n, len(q))
+			}
 		}
+		if windows != len(steps) || len(batches[0]) >= prev {
+			t.Fatalf("pushdown of %d bytes: %d windows in batches of %d (previous %d)", n, windows, len(batches[0]), prev)
+		}
+		prev = len(batches[0])
 	}
-	long := &plan.RangeAgg{Range: 60 * sec, Log: &plan.LogQuery{Pushdown: logsql.Regexp{Field: "_msg", Re: strings.Repeat("y", 12<<10)}}}
-	if got := ev.readBatches(long); got != nil {
-		t.Fatalf("a 12 KiB pushdown still reads %d batches", len(got))
+	long := &plan.RangeAgg{Range: 60 * sec, Log: &plan.LogQuery{Pushdown: logsql.Regexp{Field: "_msg", Re: strings.Repeat("y", 15<<10)}}}
+	if got := ev.readBatches(long, sparseBucketsRatio); got != nil {
+		t.Fatalf("a 15 KiB pushdown still reads %d batches", len(got))
 	}
 }
 

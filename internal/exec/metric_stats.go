@@ -69,7 +69,7 @@ func (g bucketGrid) index(start int64) (int, error) {
 // are read (see readBatches). ok is false when the buckets would be too
 // fine.
 func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error)) (value, bool, error) {
-	batches := ev.readBatches(m)
+	batches := ev.readBatches(m, sparseBucketsRatio)
 	bucket, perWindow, ok := ev.bucketWidth(m, batches != nil)
 	if !ok {
 		// Buckets too fine, or a single step's zero range ([0s]), whose
@@ -223,7 +223,7 @@ func needsBytes(op string) bool { return op == "bytes_over_time" || op == "bytes
 func (ev *evaluator) everyRowLined(ctx context.Context, m *plan.RangeAgg) (bool, error) {
 	noLine := logsql.And{logsql.Exact{Field: "_msg", Value: m.Log.Foreign.MissingMsg}, logsql.Not{F: logsql.Exact{Field: backend.EmptyLineField, Value: "1"}}}
 	found := false
-	for _, tf := range ev.readFilters(m, ev.readBatches(m)) {
+	for _, tf := range ev.readFilters(m, ev.readBatches(m, sparseBucketsRatio)) {
 		q := logsql.Query{Filter: logsql.And{tf, m.Log.Pushdown, noLine}, Pipes: []logsql.Pipe{logsql.Limit(1)}}
 		err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(*backend.Row) error {
 			found = true

@@ -79,7 +79,7 @@ func (ev *evaluator) entryFields(ctx context.Context, m *plan.RangeAgg) ([]strin
 // metadataRequests select the rows m's buckets are read from: a request
 // per window batch, or the whole span.
 func (ev *evaluator) metadataRequests(m *plan.RangeAgg) []backend.MetadataRequest {
-	batches := ev.readBatches(m)
+	batches := ev.readBatches(m, sparseBucketsRatio)
 	if batches == nil {
 		sp := ev.span(m)
 		return []backend.MetadataRequest{{Query: logsql.Query{Filter: m.Log.Pushdown}.String(), Start: sp.lo, End: sp.hi}}

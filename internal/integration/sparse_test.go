@@ -16,7 +16,7 @@ import (
 )
 
 // TestSparseStepsMatchWholeSpan checks that range queries whose step is
-// longer than their range, which read only their windows, answer exactly
+// several times their range, which read only their windows, answer exactly
 // what reading every row of the span answers: VictoriaLogs' buckets (a
 // sum, per series) and the rows path (parsers, unwrap, inexact line
 // filters), offsets either way, windows in several batches, on every
@@ -24,33 +24,39 @@ import (
 func TestSparseStepsMatchWholeSpan(t *testing.T) {
 	byApp := sparseData()
 	tn := (&tenant.Resolver{}).Map("sparse")
-	queries := []string{
-		`sum by (app) (count_over_time({app=~"w.*"}[1m]))`,
-		`sum by (level) (count_over_time({app=~"w.*"} | drop __error__ [1m]))`,
-		`count_over_time({app=~"w.*"}[90s] offset 3m)`,
-		`sum(bytes_over_time({app=~"w.*"} |= "x" [2m] offset -5m))`,
-		`sum by (app) (rate({app=~"w.*"} |~ "\\bqueen\\b" [1m]))`,
-		`sum by (app) (sum_over_time({app=~"w.*"} | logfmt | unwrap latency [1m]))`,
-		`quantile_over_time(0.9, {app=~"w.*"} | logfmt | unwrap latency [1m]) by (app)`,
-		`avg_over_time({app=~"w.*"} | logfmt | unwrap latency [1m] offset 1m) by (app)`,
-		`first_over_time({app=~"w.*"} | logfmt | unwrap latency [1m]) by (app)`,
-		`last_over_time({app=~"w.*"} | logfmt | unwrap latency [1m]) by (app)`,
-		`max_over_time({app=~"w.*"} | logfmt | unwrap latency [1m])`,
-		`absent_over_time({app="w0"} |= "queen" [1m])`,
-		`topk(2, sum by (app) (count_over_time({app=~"w.*"} | json [1m])))`,
+	queries := []string{ // %[1]s is the range
+		`sum by (app) (count_over_time({app=~"w.*"}[%[1]s]))`,
+		`sum by (level) (count_over_time({app=~"w.*"} | drop __error__ [%[1]s]))`,
+		`count_over_time({app=~"w.*"}[%[1]s] offset 3m)`,
+		`sum(bytes_over_time({app=~"w.*"} |= "x" [%[1]s] offset -5m))`,
+		`sum by (app) (rate({app=~"w.*"} |~ "\\bqueen\\b" [%[1]s]))`,
+		`sum by (app) (sum_over_time({app=~"w.*"} | logfmt | unwrap latency [%[1]s]))`,
+		`quantile_over_time(0.9, {app=~"w.*"} | logfmt | unwrap latency [%[1]s]) by (app)`,
+		`avg_over_time({app=~"w.*"} | logfmt | unwrap latency [%[1]s] offset 1m) by (app)`,
+		`first_over_time({app=~"w.*"} | logfmt | unwrap latency [%[1]s]) by (app)`,
+		`last_over_time({app=~"w.*"} | logfmt | unwrap latency [%[1]s]) by (app)`,
+		`max_over_time({app=~"w.*"} | logfmt | unwrap latency [%[1]s])`,
+		`absent_over_time({app="w0"} |= "queen" [%[1]s])`,
+		`topk(2, sum by (app) (count_over_time({app=~"w.*"} | json [%[1]s])))`,
 	}
-	// Steps just above the range, well above it, and one making 91
-	// windows (two batches).
-	steps := []time.Duration{61 * time.Second, 2 * time.Minute, 7 * time.Minute, time.Hour}
+	// Steps reading the windows as rows only (4 ranges) and as buckets too
+	// (8 ranges and more); [5s] at 20 s and 41 s makes 540 and 264
+	// windows, read in several batches.
+	cases := []struct {
+		rng  string
+		step time.Duration
+	}{{"1m", 4 * time.Minute}, {"1m", 8 * time.Minute}, {"1m", time.Hour}, {"5s", 20 * time.Second}, {"5s", 41 * time.Second}}
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			for app, es := range byApp {
 				tg.pushJSON(t, "sparse", jsonPush(map[string]string{"app": app}, es...))
 			}
+			// Structured metadata: per-series buckets group by it.
+			tg.pushJSON(t, "sparse", withMetadata(jsonPush(map[string]string{"app": "w3"}, byApp["w1"][:300]...), "zone", "z1", "z2"))
 			for _, q := range queries {
-				for _, step := range steps {
+				for _, c := range cases {
 					for _, shift := range []time.Duration{0, 17 * time.Second} {
-						compareSparse(t, tg.vl, tn, q, step, shift)
+						compareSparse(t, tg.vl, tn, fmt.Sprintf(q, c.rng), c.step, shift)
 					}
 				}
 			}
