@@ -35,9 +35,7 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 			return v, err
 		}
 	}
-	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
-	lo, hi := first-m.Offset-m.Range+1, last-m.Offset
-	series, err := ev.fetchSeries(ctx, m, lo, hi)
+	series, err := ev.fetchSeries(ctx, m, ev.readFilters(m, ev.readBatches(m, sparseRowsRatio)))
 	if err != nil {
 		return value{}, err
 	}
@@ -114,23 +112,38 @@ func pipelineError(v value) error {
 	return nil
 }
 
-// fetchSeries reads the log query's rows in [lo, hi] and groups their
-// samples by label set: stream labels, structured metadata and parsed
-// labels, less the dropped ones, reduced to the range aggregation's
-// grouping.
-func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi int64) ([]*rangeSeries, error) {
+// fetchSeries reads the log query's rows, one query per time filter, and
+// groups their samples by label set: stream labels, structured metadata
+// and parsed labels, less the dropped ones, reduced to the range
+// aggregation's grouping. The filters' ranges are disjoint, so samples
+// sharing a timestamp come from one query, in its order.
+func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, times []logsql.Filter) ([]*rangeSeries, error) {
 	lq := m.Log
-	groups, without, noLabels := m.ExtractGrouping(m.Grouping)
-	q := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, lq.Pushdown},
-		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
-	}
+	pipes := []logsql.Pipe{logsql.Delete{"_stream_id"}}
 	if fs := m.FetchFields(); fs != nil {
-		q.Pipes = []logsql.Pipe{logsql.Fields(fs)}
+		pipes = []logsql.Pipe{logsql.Fields(fs)}
 	}
 	streams := newStreamCache(lq.Foreign)
 	index := map[string]*rangeSeries{}
-	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
+	for _, tf := range times {
+		q := logsql.Query{Filter: logsql.And{tf, lq.Pushdown}, Pipes: pipes}
+		if err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, ev.seriesRow(m, streams, index)); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]*rangeSeries, 0, len(index))
+	for _, s := range index {
+		sortSeries(s)
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// seriesRow adds a row's sample to its series in index.
+func (ev *evaluator) seriesRow(m *plan.RangeAgg, streams *streamCache, index map[string]*rangeSeries) func(*backend.Row) error {
+	lq := m.Log
+	groups, without, noLabels := m.ExtractGrouping(m.Grouping)
+	return func(r *backend.Row) error {
 		row, err := toLogRow(r, streams)
 		if err != nil {
 			return err
@@ -164,16 +177,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, lo, hi i
 		s.streams = append(s.streams, row.hash)
 		s.seqs = append(s.seqs, row.seq)
 		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
-	out := make([]*rangeSeries, 0, len(index))
-	for _, s := range index {
-		sortSeries(s)
-		out = append(out, s)
-	}
-	return out, nil
 }
 
 func sortSeries(s *rangeSeries) {

@@ -63,23 +63,22 @@ func (g bucketGrid) index(start int64) (int, error) {
 }
 
 // bucketed evaluates the range aggregation from VictoriaLogs' counts and
-// byte sums per time bucket and group (by). Buckets are gcd(step, range)
-// wide and aligned so every window (t-offset-range, t-offset] is a whole
-// number of them, so the sums are exact. ok is false when the buckets
-// would be too fine.
+// byte sums per time bucket and group (by). Buckets are aligned so every
+// window (t-offset-range, t-offset] is a whole number of them, so the sums
+// are exact: gcd(step, range) wide, or a step wide when only the windows
+// are read (see readBatches). ok is false when the buckets would be too
+// fine.
 func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error)) (value, bool, error) {
-	r, off := m.Range, m.Offset
-	bucket := r
-	if ev.req.Step > 0 && len(ev.steps) > 1 {
-		bucket = gcd(ev.req.Step, r)
-	}
-	if bucket <= 0 || r/bucket > maxBucketsPerWindow {
-		// A zero range ([0s]) has empty windows: the rows path answers.
+	batches := ev.readBatches(m, sparseBucketsRatio)
+	bucket, perWindow, ok := ev.bucketWidth(m, batches != nil)
+	if !ok {
+		// Buckets too fine, or a single step's zero range ([0s]), whose
+		// window is empty: the rows path answers.
 		return value{}, false, nil
 	}
 	first := ev.steps[0]
-	grid := bucketGrid{lo: first - off - r + 1, width: bucket}
-	groups, err := ev.fetchBuckets(ctx, m, by, labelsOf, grid, ev.steps[len(ev.steps)-1]-off)
+	grid := bucketGrid{lo: ev.span(m).lo, width: bucket}
+	groups, err := ev.fetchBuckets(ctx, m, by, labelsOf, grid, ev.readFilters(m, batches))
 	if err != nil {
 		return value{}, true, err
 	}
@@ -88,13 +87,30 @@ func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string
 	for i := range out.vectors {
 		out.vectors[i] = cells[i*len(groups) : i*len(groups) : (i+1)*len(groups)]
 	}
-	perWindow := int(r / bucket)
 	for _, g := range groups {
 		g.windows(ev.steps, first, bucket, perWindow, func(i int, count, bytes int64) {
 			out.vectors[i] = append(out.vectors[i], sample{labels: g.labels, v: sumValue(m, count, bytes)})
 		})
 	}
 	return out, true, nil
+}
+
+// bucketWidth is the width of VictoriaLogs' time buckets and the buckets
+// a window spans; ok is false when the buckets would be too fine. Sparse
+// reads hold only the windows' rows, and a bucket a step wide starting
+// at a window's start holds that window and no other.
+func (ev *evaluator) bucketWidth(m *plan.RangeAgg, sparse bool) (width int64, perWindow int, ok bool) {
+	if sparse {
+		return ev.req.Step, 1, true
+	}
+	width = m.Range
+	if ev.req.Step > 0 && len(ev.steps) > 1 {
+		width = gcd(ev.req.Step, m.Range)
+	}
+	if width <= 0 || m.Range/width > maxBucketsPerWindow {
+		return 0, 0, false
+	}
+	return width, int(m.Range / width), true
 }
 
 func sumValue(m *plan.RangeAgg, count, bytes int64) float64 {
@@ -110,30 +126,44 @@ func sumValue(m *plan.RangeAgg, count, bytes int64) float64 {
 	return float64(bytes)
 }
 
-// fetchBuckets returns the groups' bucket totals, groups in label order.
-// VictoriaLogs groups by the raw values of by; distinct raw groups can
-// make one label set, and share one group. An answer on the mirrored grid
-// (a backend release reading the offset with the other sign) is asked
-// again once with the sign it showed.
+// fetchBuckets returns the groups' bucket totals, groups in label order,
+// read with one query per time filter. VictoriaLogs groups by the raw
+// values of by; distinct raw groups can make one label set, and share one
+// group. An answer on the mirrored grid (a backend release reading the
+// offset with the other sign) is asked again once with the sign it showed.
 func (ev *evaluator) fetchBuckets(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error),
-	grid bucketGrid, hi int64) ([]*bucketGroup, error) {
-	groups, mirrored, err := ev.fetchBucketsOnce(ctx, m, by, labelsOf, grid, hi)
+	grid bucketGrid, times []logsql.Filter) ([]*bucketGroup, error) {
+	groups, mirrored, err := ev.fetchBucketsOnce(ctx, m, by, labelsOf, grid, times)
 	if mirrored {
-		groups, _, err = ev.fetchBucketsOnce(ctx, m, by, labelsOf, grid, hi)
+		groups, _, err = ev.fetchBucketsOnce(ctx, m, by, labelsOf, grid, times)
 	}
 	return groups, err
 }
 
 func (ev *evaluator) fetchBucketsOnce(ctx context.Context, m *plan.RangeAgg, by []string, labelsOf func(*backend.Row) (model.Labels, error),
-	grid bucketGrid, hi int64) (groups []*bucketGroup, mirrored bool, err error) {
+	grid bucketGrid, times []logsql.Filter) (groups []*bucketGroup, mirrored bool, err error) {
 	offset, adds := ev.c.Dialect().BucketOffset(grid.lo, grid.width)
-	q := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: grid.lo, End: hi}, m.Log.Pushdown},
-		Pipes: []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: offset,
-			By: by, Lines: backend.LineBytesPipe, NoBytes: !needsBytes(m.Op)}},
-	}
+	pipes := []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: offset,
+		By: by, Lines: backend.LineBytesPipe, NoBytes: !needsBytes(m.Op)}}
 	held := ev.mem.used
 	idx := newGroupIndex(by, labelsOf, &ev.mem)
+	for _, tf := range times {
+		q := logsql.Query{Filter: logsql.And{tf, m.Log.Pushdown}, Pipes: pipes}
+		mirrored, err = ev.bucketQuery(ctx, m, q, grid, adds, idx)
+		if mirrored {
+			ev.mem.used = held // the partial answer is dropped
+			return nil, true, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	return idx.sorted(), false, nil
+}
+
+// bucketQuery adds one query's stats rows to their groups' cells;
+// mirrored reports an answer on the mirrored grid (see fetchBuckets).
+func (ev *evaluator) bucketQuery(ctx context.Context, m *plan.RangeAgg, q logsql.Query, grid bucketGrid, adds bool, idx *groupIndex) (mirrored bool, err error) {
 	err = ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(row *backend.Row) error {
 		start, err := parseTime(row.Get("_time"))
 		if err != nil {
@@ -165,11 +195,7 @@ func (ev *evaluator) fetchBucketsOnce(ctx context.Context, m *plan.RangeAgg, by 
 		g.cells = append(g.cells, cell)
 		return nil
 	})
-	if mirrored {
-		ev.mem.used = held // the partial answer is dropped
-		return nil, true, nil
-	}
-	return idx.sorted(), false, err
+	return mirrored, err
 }
 
 // errMirrored stops reading an answer on the mirrored bucket grid.
@@ -195,16 +221,17 @@ func needsBytes(op string) bool { return op == "bytes_over_time" || op == "bytes
 // everyRowLined reports that no row the range aggregation reads was stored
 // without a line (other agents' rows whose line vloki rebuilds).
 func (ev *evaluator) everyRowLined(ctx context.Context, m *plan.RangeAgg) (bool, error) {
-	lo, hi := ev.steps[0]-m.Offset-m.Range+1, ev.steps[len(ev.steps)-1]-m.Offset
 	noLine := logsql.And{logsql.Exact{Field: "_msg", Value: m.Log.Foreign.MissingMsg}, logsql.Not{F: logsql.Exact{Field: backend.EmptyLineField, Value: "1"}}}
-	q := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, m.Log.Pushdown, noLine},
-		Pipes:  []logsql.Pipe{logsql.Limit(1)},
-	}
 	found := false
-	err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(*backend.Row) error {
-		found = true
-		return nil
-	})
-	return !found, err
+	for _, tf := range ev.readFilters(m, ev.readBatches(m, sparseBucketsRatio)) {
+		q := logsql.Query{Filter: logsql.And{tf, m.Log.Pushdown, noLine}, Pipes: []logsql.Pipe{logsql.Limit(1)}}
+		err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(*backend.Row) error {
+			found = true
+			return nil
+		})
+		if err != nil || found {
+			return !found, err
+		}
+	}
+	return true, nil
 }

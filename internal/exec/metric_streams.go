@@ -15,8 +15,7 @@ import (
 // per time bucket, stream and metadata value; ok is false when the
 // buckets would be too fine.
 func (ev *evaluator) streamBuckets(ctx context.Context, m *plan.RangeAgg) (value, bool, error) {
-	first, last := ev.steps[0], ev.steps[len(ev.steps)-1]
-	fields, err := ev.entryFields(ctx, m, first-m.Offset-m.Range+1, last-m.Offset)
+	fields, err := ev.entryFields(ctx, m)
 	if err != nil {
 		return value{}, true, err
 	}
@@ -47,34 +46,65 @@ func (ev *evaluator) streamBuckets(ctx context.Context, m *plan.RangeAgg) (value
 // VictoriaLogs' own, vloki's empty-line marker and the stream fields: a
 // name every row holding it has as a stream field (as many rows hold it as
 // a field as hold it in their stream) adds nothing to a grouping by
-// _stream but its cost. Both lists are asked for at once.
-func (ev *evaluator) entryFields(ctx context.Context, m *plan.RangeAgg, lo, hi int64) ([]string, error) {
-	req := backend.MetadataRequest{Query: logsql.Query{Filter: m.Log.Pushdown}.String(), Start: lo, End: hi}
-	var streamNames []backend.ValueHits
+// _stream but its cost. The rows are those the buckets are read from (see
+// readBatches), with hits added up over the batches.
+func (ev *evaluator) entryFields(ctx context.Context, m *plan.RangeAgg) ([]string, error) {
+	hits, inStreams := map[string]uint64{}, map[string]uint64{}
+	var names []string
+	for _, req := range ev.metadataRequests(m) {
+		fields, streamFields, err := ev.fieldNames(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range fields {
+			if _, seen := hits[n.Value]; !seen {
+				names = append(names, n.Value)
+			}
+			hits[n.Value] += n.Hits
+		}
+		for _, n := range streamFields {
+			inStreams[n.Value] += n.Hits
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if isInternalField(n) || backend.IsVlokiField(n) || inStreams[n] == hits[n] {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// metadataRequests select the rows m's buckets are read from: a request
+// per window batch, or the whole span.
+func (ev *evaluator) metadataRequests(m *plan.RangeAgg) []backend.MetadataRequest {
+	batches := ev.readBatches(m, sparseBucketsRatio)
+	if batches == nil {
+		sp := ev.span(m)
+		return []backend.MetadataRequest{{Query: logsql.Query{Filter: m.Log.Pushdown}.String(), Start: sp.lo, End: sp.hi}}
+	}
+	out := make([]backend.MetadataRequest, len(batches))
+	for i, b := range batches {
+		sp := b.span()
+		out[i] = backend.MetadataRequest{Query: logsql.Query{Filter: logsql.And{b.filter(), m.Log.Pushdown}}.String(), Start: sp.lo, End: sp.hi}
+	}
+	return out
+}
+
+// fieldNames asks for the field names and the stream field names of the
+// request's rows at once.
+func (ev *evaluator) fieldNames(ctx context.Context, req backend.MetadataRequest) (names, streamNames []backend.ValueHits, err error) {
 	var streamErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		streamNames, streamErr = ev.c.Values(ctx, ev.t, backend.StreamFieldNames, req)
 	}()
-	names, err := ev.c.Values(ctx, ev.t, backend.FieldNames, req)
+	names, err = ev.c.Values(ctx, ev.t, backend.FieldNames, req)
 	<-done
 	if err == nil {
 		err = streamErr
 	}
-	if err != nil {
-		return nil, err
-	}
-	inStreams := make(map[string]uint64, len(streamNames))
-	for _, n := range streamNames {
-		inStreams[n.Value] = n.Hits
-	}
-	var out []string
-	for _, n := range names {
-		if isInternalField(n.Value) || backend.IsVlokiField(n.Value) || inStreams[n.Value] == n.Hits {
-			continue
-		}
-		out = append(out, n.Value)
-	}
-	return out, nil
+	return names, streamNames, err
 }

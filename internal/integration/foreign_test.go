@@ -166,3 +166,26 @@ func TestForeignDataMetricsAndLabels(t *testing.T) {
 		}
 	}
 }
+
+// TestForeignDataSparseSteps checks byte sums over data other agents
+// wrote at a step of ten ranges, which reads only the windows: a row
+// without a line in a window makes vloki sum the rows (rebuilding the
+// line), lines everywhere let VictoriaLogs' buckets sum them.
+func TestForeignDataSparseSteps(t *testing.T) {
+	shop := len("payment failed") + len(`{"event":"login","level":"info","user.id":"42"}`)
+	cases := []struct{ query, want string }{
+		{`sum(bytes_over_time({k8s_namespace_name="shop"}[1m] offset -1m))`,
+			fmt.Sprintf(`[{"metric":{},"values":[[1714564800,"%d"]]}]`, shop)},
+		{`sum(bytes_over_time({app="web"}[1m] offset -1m))`,
+			fmt.Sprintf(`[{"metric":{},"values":[[1714564800,"%d"]]}]`, len("GET / 200"))},
+	}
+	for _, tg := range foreignTargets(t) {
+		for _, c := range cases {
+			p := url.Values{"query": {c.query}, "start": {secs(base)}, "end": {secs(base.Add(time.Hour))}, "step": {"600"}}
+			_, got := metricResult(t, tg.get(t, "/loki/api/v1/query_range", foreignTenant, p, nil))
+			if got != c.want {
+				t.Errorf("%s %s:\n got  %s\n want %s", tg.name, c.query, got, c.want)
+			}
+		}
+	}
+}

@@ -39,6 +39,10 @@ type RangeAgg struct {
 	// FromRows keeps the evaluation on the rows (tests compare the
 	// bucketed evaluation against it).
 	FromRows bool
+	// WholeSpan reads every row from the first window to the last, even
+	// where the windows leave gaps (tests compare reading only the
+	// windows against it).
+	WholeSpan bool
 }
 
 // Unwrap is `| unwrap [conversion(]label[)]` and the filters after it.
