@@ -219,7 +219,13 @@ func loads(clients string, rate int, d, timeout time.Duration) ([]bench.Load, er
 	return out, nil
 }
 
-func write(dir string, rep *bench.Report) error {
+// report is a bench report (load or scale) as written to its directory.
+type report interface {
+	JSON() ([]byte, error)
+	Markdown() string
+}
+
+func write(dir string, rep report) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}

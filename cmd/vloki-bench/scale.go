@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -54,7 +53,7 @@ func scale(ctx context.Context, args []string) error {
 	}
 	rep, err := bench.Scale(ctx, cfg)
 	if rep != nil {
-		if werr := writeScale(*out, rep); werr != nil {
+		if werr := write(*out, rep); werr != nil {
 			return werr
 		}
 		fmt.Print(rep.Markdown())
@@ -85,20 +84,6 @@ func indexOf(ws []bench.Workload, name string) int {
 		}
 	}
 	return -1
-}
-
-func writeScale(dir string, rep *bench.ScaleReport) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	js, err := rep.JSON()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, "report.json"), js, 0o644); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(rep.Markdown()), 0o644)
 }
 
 // rerender prints a stored report's Markdown with today's layout; the
