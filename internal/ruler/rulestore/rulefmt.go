@@ -66,18 +66,8 @@ type fileGroup struct {
 	Interval    model.Duration    `yaml:"interval,omitempty"`
 	QueryOffset *model.Duration   `yaml:"query_offset,omitempty"`
 	Limit       int               `yaml:"limit,omitempty"`
-	Rules       []fileRule        `yaml:"rules"`
+	Rules       []Rule            `yaml:"rules"`
 	Labels      map[string]string `yaml:"labels,omitempty"`
-}
-
-type fileRule struct {
-	Record        string            `yaml:"record,omitempty"`
-	Alert         string            `yaml:"alert,omitempty"`
-	Expr          string            `yaml:"expr"`
-	For           model.Duration    `yaml:"for,omitempty"`
-	KeepFiringFor model.Duration    `yaml:"keep_firing_for,omitempty"`
-	Labels        map[string]string `yaml:"labels,omitempty"`
-	Annotations   map[string]string `yaml:"annotations,omitempty"`
 }
 
 // kept is the group as stored: group labels dropped, as by Loki;
