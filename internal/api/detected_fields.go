@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sort"
@@ -10,10 +11,9 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
-	"github.com/vloki/vloki/internal/loghttp"
-	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -31,8 +31,8 @@ type detectedField struct {
 // line_limit entries of the query and reports their structured metadata
 // and the fields json (or else logfmt) finds in the lines, with a type
 // guessed from the values and the number of distinct values.
-func (s *Server) detectedFields(w http.ResponseWriter, r *http.Request) {
-	q, streams, ok := s.detectedEntries(w, r)
+func (s *Server) detectedFields(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest, _ engine.ReadState) {
+	streams, ok := s.detectedEntries(w, ctx, t, q)
 	if !ok {
 		return
 	}
@@ -99,12 +99,12 @@ func (s *Server) detectedFields(w http.ResponseWriter, r *http.Request) {
 // detectedFieldValues serves detected_field/{name}/values: the distinct
 // values of one field in the newest line_limit entries; byte sizes are
 // written as humanize does, ready to paste into a query.
-func (s *Server) detectedFieldValues(w http.ResponseWriter, r *http.Request) {
-	q, streams, ok := s.detectedEntries(w, r)
+func (s *Server) detectedFieldValues(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest, _ engine.ReadState) {
+	streams, ok := s.detectedEntries(w, ctx, t, q)
 	if !ok {
 		return
 	}
-	name := r.PathValue("name")
+	name := q.Name
 	values := map[string]bool{}
 	for _, st := range streams {
 		for _, e := range st.Entries {
@@ -136,25 +136,15 @@ func (s *Server) detectedFieldValues(w http.ResponseWriter, r *http.Request) {
 
 // detectedEntries runs the request's log query backward for line_limit
 // entries, structured metadata and parsed labels kept apart.
-func (s *Server) detectedEntries(w http.ResponseWriter, r *http.Request) (*loghttp.DetectedFieldsQuery, []model.Stream, bool) {
-	q, err := loghttp.ParseDetectedFieldsQuery(r, time.Now())
-	if err != nil {
-		writeError(w, err)
-		return nil, nil, false
-	}
-	sel, err := logql.ParseLogSelector(q.Query, true)
-	if err != nil {
-		writeError(w, err)
-		return nil, nil, false
-	}
-	res, err := s.d.Engine.Range(r.Context(), tenantFrom(r.Context()), engine.RangeRequest{
-		Expr: sel, Start: q.Start, End: q.End, Limit: q.LineLimit, Direction: exec.Backward, Categorize: true,
+func (s *Server) detectedEntries(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest) ([]model.Stream, bool) {
+	res, err := s.d.Engine.Range(ctx, t, engine.RangeRequest{
+		Expr: q.Selector, Start: q.Start, End: q.End, Limit: q.LineLimit, Direction: exec.Backward, Categorize: true,
 	})
 	if err != nil {
 		writeError(w, err)
-		return nil, nil, false
+		return nil, false
 	}
-	return q, res.Streams.Streams, true
+	return res.Streams.Streams, true
 }
 
 // fieldType guesses a value's type in Loki's order.

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"sort"
@@ -9,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
 )
 
 // staticLabels are kept whatever their values, as Loki keeps them.
@@ -22,23 +24,14 @@ type detectedLabel struct {
 // detectedLabels serves Drilldown's label list: every label of the
 // matching streams with its number of values, less labels whose values
 // all look like IDs (numbers or UUIDs), as Loki's querier filters them.
-func (s *Server) detectedLabels(w http.ResponseWriter, r *http.Request) {
-	q, ok := s.labelQuery(w, r)
-	if !ok {
-		return
-	}
-	f, err := s.foreign(r.Context(), q.Start, q.End)
+func (s *Server) detectedLabels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ engine.ReadState) {
+	f, err := s.foreign(ctx, q.Start, q.End)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	filter, err := selectorFilter(q.Query, f)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	streams, err := s.d.Backend.Values(r.Context(), tenantFrom(r.Context()), backend.Streams, backend.MetadataRequest{
-		Query: filter, Start: q.Start.UnixNano(), End: q.End.UnixNano(),
+	streams, err := s.d.Backend.Values(ctx, t, backend.Streams, backend.MetadataRequest{
+		Query: selectorFilter(q.Matchers, f), Start: q.Start.UnixNano(), End: q.End.UnixNano(),
 	})
 	if err != nil {
 		writeError(w, err)

@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"sort"
 	"time"
 
@@ -24,8 +23,8 @@ func (s *Server) foreign(ctx context.Context, start, end time.Time) (*foreign.Co
 // foreignValues answers /labels (field "") and /label/{field}/values
 // from the matching streams' labels as Loki names them, derived ones
 // included.
-func (s *Server) foreignValues(r *http.Request, q *loghttp.LabelQuery, filter string, f *foreign.Config, field string) ([]string, error) {
-	sets, err := s.foreignStreams(r.Context(), filter, q.Start, q.End, f)
+func (s *Server) foreignValues(ctx context.Context, q *loghttp.LabelQuery, filter string, f *foreign.Config, field string) ([]string, error) {
+	sets, err := s.foreignStreams(ctx, filter, q.Start, q.End, f)
 	if err != nil {
 		return nil, err
 	}

@@ -1,11 +1,13 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strconv"
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
@@ -17,46 +19,14 @@ import (
 // in the legacy shapes (lokijson's Legacy encoders).
 
 // legacyQuery serves /api/prom/query: a range query over log lines only.
-func (s *Server) legacyQuery(w http.ResponseWriter, r *http.Request) {
+func (s *Server) legacyQuery(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st engine.ReadState) {
 	start := time.Now()
-	q, expr, err := s.parseLegacyQuery(r, start)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	res, ok := s.runRange(w, r, q, expr, loghttp.EncodingFlags(r.Header))
+	res, ok := s.runRange(w, ctx, t, q, st)
 	if !ok {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	_, _ = w.Write(lokijson.AppendLegacyStreams(nil, res.Streams.Streams, streamsStats(res.Streams, time.Since(start))))
-}
-
-// parseLegacyQuery reads /api/prom/query in Loki's order: query_range's
-// parameters, the regexp folded into the query, the query parsed and a
-// metric query refused, then the entries limit and max_query_length.
-func (s *Server) parseLegacyQuery(r *http.Request, now time.Time) (*loghttp.RangeQuery, logql.Expr, error) {
-	q, err := loghttp.ParseLegacyQuery(r, now)
-	if err != nil {
-		return nil, nil, err
-	}
-	if q.Query, err = withLegacyRegexp(q.Query, q.Regexp); err != nil {
-		return nil, nil, err
-	}
-	expr, err := logql.ParseExpr(q.Query)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, ok := expr.(logql.SampleExpr); ok {
-		return nil, nil, legacyRPCError("legacy endpoints only support streams result type")
-	}
-	if err := loghttp.CheckEntriesLimit(q.Limit, s.d.MaxEntriesLimitPerQuery); err != nil {
-		return nil, nil, err
-	}
-	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength); err != nil {
-		return nil, nil, err
-	}
-	return &q.RangeQuery, expr, nil
 }
 
 // withLegacyRegexp appends the legacy regexp parameter to a log query as a
@@ -87,8 +57,8 @@ func legacyRPCError(msg string) error {
 // legacyLabels serves /api/prom/label and /api/prom/label/{name}/values.
 // Both answer label names: Loki's querier finds the name of a values
 // request only in a /loki/api/v1 path, so a legacy one asks for names.
-func (s *Server) legacyLabels(w http.ResponseWriter, r *http.Request) {
-	s.serveValues(w, r, backend.StreamFieldNames, "", lokijson.AppendLegacyLabels)
+func (s *Server) legacyLabels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ engine.ReadState) {
+	s.serveValues(w, ctx, t, q, lokijson.AppendLegacyLabels)
 }
 
 // legacyTail serves /api/prom/tail: the tail, each message in the legacy

@@ -15,8 +15,6 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/loghttp"
-	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/tenant"
 )
 
@@ -130,43 +128,6 @@ func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 			return
 		}
 		h(w, r.WithContext(context.WithValue(ctx, tenantKey{}, t)))
-	}
-}
-
-// scheduled runs a query once the queue admits it: long-range queries in
-// their own, capped, lane. A full tenant queue answers Loki's 429.
-func (s *Server) scheduled(h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if s.d.Queue == nil {
-			h(w, r)
-			return
-		}
-		lane := queue.Short
-		if loghttp.Span(r, time.Now()) > s.d.LongQuerySpan {
-			lane = queue.Long
-		}
-		release, err := s.d.Queue.Acquire(r.Context(), tenantFrom(r.Context()), lane)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		defer release()
-		h(w, r)
-	}
-}
-
-// front serves a query through the frontend, when there is one.
-// Without a frontend, the read still waits for its tenant's acknowledged
-// pushes to be searchable (the frontend does it when there is one).
-func (s *Server) front(route string, h http.HandlerFunc) http.HandlerFunc {
-	if s.d.Frontend != nil {
-		return s.d.Frontend.Wrap(route, tenantFrom, h)
-	}
-	return func(w http.ResponseWriter, r *http.Request) {
-		if s.d.Visibility != nil {
-			_ = s.d.Visibility.Wait(r.Context(), tenantFrom(r.Context()))
-		}
-		h(w, r)
 	}
 }
 

@@ -30,20 +30,11 @@ type Patterns struct {
 // selector's lines of the retained window clustered per stream and level,
 // counts in [start, end) at the step, rare patterns pruned. Off, a valid
 // request gets no patterns, as with Loki's default.
-func (s *Server) patterns(w http.ResponseWriter, r *http.Request) {
-	now := time.Now()
-	q, err := loghttp.ParseRangeQuery(r, now)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if _, err := logql.ParseMatchers(q.Query, true); err != nil {
-		writeError(w, err)
-		return
-	}
+func (s *Server) patterns(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q patternsRequest, _ engine.ReadState) {
 	var series []patterns.Series
 	if s.d.Patterns.Enabled {
-		if series, err = s.minePatterns(r.Context(), q, now); err != nil {
+		var err error
+		if series, err = s.minePatterns(ctx, t, q); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -52,24 +43,21 @@ func (s *Server) patterns(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(lokijson.AppendPatterns(nil, series))
 }
 
-func (s *Server) minePatterns(ctx context.Context, q *loghttp.RangeQuery, now time.Time) ([]patterns.Series, error) {
+func (s *Server) minePatterns(ctx context.Context, t backend.Tenant, q patternsRequest) ([]patterns.Series, error) {
+	now, sel := q.Now, q.Selector
 	oldest := now.Add(-patterns.Retain)
 	if !q.End.After(oldest) {
 		return nil, nil
 	}
-	sel, err := logql.ParseLogSelector(q.Query, true)
-	if err != nil {
-		return nil, err
-	}
 	from, through := q.Start.UnixMilli(), loghttp.CeilMs(q.End) // Loki rounds out to whole ms
-	series, ok, err := s.livePatterns(ctx, sel, oldest, from, through, q.Step)
+	series, ok, err := s.livePatterns(ctx, t, sel, oldest, from, through, q.Step)
 	if err == nil {
 		s.d.Metrics.ObservePatternAnswer(ok)
 	}
 	if ok || err != nil {
 		return series, err
 	}
-	res, err := s.d.Engine.Range(ctx, tenantFrom(ctx), engine.RangeRequest{
+	res, err := s.d.Engine.Range(ctx, t, engine.RangeRequest{
 		Expr: sel, Start: oldest, End: latest(now, q.End).Add(time.Nanosecond),
 		Limit: s.d.Patterns.MaxLines, Direction: exec.Backward, Categorize: true,
 		Metadata: []string{push.DetectedLevelLabel}, ShowDeleted: true,
@@ -93,12 +81,11 @@ func (s *Server) minePatterns(ctx context.Context, q *loghttp.RangeQuery, now ti
 
 // livePatterns answers from the patterns mined as pushes came, when this
 // process acknowledged every row since the retained window began.
-func (s *Server) livePatterns(ctx context.Context, sel logql.LogSelectorExpr, oldest time.Time, from, through int64, step time.Duration) ([]patterns.Series, bool, error) {
+func (s *Server) livePatterns(ctx context.Context, t backend.Tenant, sel logql.LogSelectorExpr, oldest time.Time, from, through int64, step time.Duration) ([]patterns.Series, bool, error) {
 	live := s.d.Patterns.Live
 	if live == nil || s.d.Streams == nil {
 		return nil, false, nil
 	}
-	t := tenantFrom(ctx)
 	if ok, err := s.d.Streams.Covers(ctx, t, oldest.UnixNano()); !ok || err != nil {
 		return nil, false, err
 	}

@@ -1,9 +1,11 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
+	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
@@ -11,32 +13,19 @@ import (
 	"github.com/vloki/vloki/internal/lokijson"
 )
 
-func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
+func (s *Server) queryRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st engine.ReadState) {
 	start := time.Now()
-	q, err := loghttp.ParseRangeQuery(r, start)
-	var expr logql.Expr
-	if err == nil {
-		expr, err = s.parseQuery(q.Query, q.Limit)
-	}
-	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
-	}
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	flags := loghttp.EncodingFlags(r.Header)
-	if res, ok := s.runRange(w, r, q, expr, flags); ok {
-		s.writeResult(w, res, flags, time.Since(start))
+	if res, ok := s.runRange(w, ctx, t, q, st); ok {
+		s.writeResult(w, res, q.Headers.Flags, time.Since(start))
 	}
 }
 
-// runRange runs a parsed range query, answering the client on errors.
-func (s *Server) runRange(w http.ResponseWriter, r *http.Request, q *loghttp.RangeQuery, expr logql.Expr, flags loghttp.Flags) (*engine.Result, bool) {
-	res, err := s.d.Engine.Range(r.Context(), tenantFrom(r.Context()), engine.RangeRequest{
-		Expr: expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
-		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: flags.Categorize(),
-		QueryTags: r.Header.Get("X-Query-Tags"),
+// runRange runs a decoded range query, answering the client on errors.
+func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st engine.ReadState) (*engine.Result, bool) {
+	res, err := s.d.Engine.Range(ctx, t, engine.RangeRequest{
+		Expr: q.Expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
+		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: q.Headers.Flags.Categorize(),
+		QueryTags: q.Headers.QueryTags, State: st,
 	})
 	if err != nil {
 		writeError(w, err)
@@ -45,36 +34,16 @@ func (s *Server) runRange(w http.ResponseWriter, r *http.Request, q *loghttp.Ran
 	return res, true
 }
 
-func (s *Server) queryInstant(w http.ResponseWriter, r *http.Request) {
+func (s *Server) queryInstant(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.InstantQuery, _ engine.ReadState) {
 	start := time.Now()
-	q, err := loghttp.ParseInstantQuery(r, start)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	expr, err := s.parseQuery(q.Query, q.Limit)
-	if err != nil {
-		// Loki refuses a log query as an instant query before it builds
-		// its stages, whose errors (templates, ip()) come later.
-		if lenient, lerr := logql.ParseForFormat(q.Query); lerr == nil {
-			if _, ok := lenient.(logql.LogSelectorExpr); ok {
-				expr, err = lenient, nil
-			}
-		}
-	}
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	flags := loghttp.EncodingFlags(r.Header)
-	res, err := s.d.Engine.Instant(r.Context(), tenantFrom(r.Context()), engine.InstantRequest{
-		Expr: expr, Time: q.Time, Limit: int(q.Limit), Direction: direction(q.Direction),
+	res, err := s.d.Engine.Instant(ctx, t, engine.InstantRequest{
+		Expr: q.Expr, Time: q.Time, Limit: int(q.Limit), Direction: direction(q.Direction),
 	})
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	s.writeResult(w, res, flags, time.Since(start))
+	s.writeResult(w, res, q.Headers.Flags, time.Since(start))
 }
 
 // parseQuery parses the LogQL once for the whole request, then applies the

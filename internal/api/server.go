@@ -5,11 +5,12 @@ package api
 
 import (
 	"context"
-	"github.com/vloki/vloki/internal/otlp"
 	"log/slog"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/vloki/vloki/internal/otlp"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/deletion"
@@ -86,6 +87,8 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	tails     sync.WaitGroup
+	// compress is Loki's response compression (nil: off).
+	compress func(http.Handler) http.Handler
 }
 
 // New returns the API server.
@@ -96,7 +99,18 @@ func New(d Deps) *Server {
 	if d.Metrics == nil {
 		d.Metrics = metrics.New()
 	}
-	return &Server{d: d, closing: make(chan struct{})}
+	if d.Frontend == nil { // no cache, no coalescing: the reads still wait for the tenant's pushes
+		var wait func(context.Context, backend.Tenant) error
+		if d.Visibility != nil {
+			wait = d.Visibility.Wait
+		}
+		d.Frontend = frontend.New(frontend.Config{WaitVisible: wait})
+	}
+	s := &Server{d: d, closing: make(chan struct{})}
+	if d.CompressResponses {
+		s.compress = frontend.Compressor()
+	}
+	return s
 }
 
 // BeginShutdown ends live tails with a "going away" close frame and makes
@@ -121,33 +135,25 @@ type route struct {
 
 func (s *Server) routes() []route {
 	t := s.tenantQuery
-	// A query goes: tenant, Loki's response compression when on, frontend
-	// (coalescing, results cache), queue.
-	q := func(pattern, name string, h http.HandlerFunc) route {
-		h = s.front(name, s.scheduled(h))
-		if s.d.CompressResponses {
-			h = frontend.Compressed(h).ServeHTTP
-		}
-		return route{pattern, name, t(h)}
-	}
+	queryRange, labels := readRoute(s, "query_range", s.decodeRange, s.queryRange), readRoute(s, "labels", s.decodeLabels(false), s.labels)
 	routes := []route{
 		{"/loki/api/v1/push", "push", s.push},
 		{"/api/prom/push", "push", s.push},
 		{"/otlp/v1/logs", "otlp_push", s.otlpLogs},
-		q("/loki/api/v1/query_range", "query_range", s.queryRange),
-		q("/loki/api/v1/query", "query", s.queryInstant),
+		{"/loki/api/v1/query_range", "query_range", queryRange},
+		{"/loki/api/v1/query", "query", readRoute(s, "query", s.decodeInstant, s.queryInstant)},
 		{"/loki/api/v1/tail", "tail", t(s.tail)}, // long-lived: not a query slot
-		q("/loki/api/v1/labels", "labels", s.labels),
-		q("/loki/api/v1/label", "labels", s.labels),
-		q("/loki/api/v1/label/{name}/values", "label_values", s.labelValues),
-		q("/loki/api/v1/series", "series", s.series),
-		q("/loki/api/v1/index/volume", "volume", s.volume(false)),
-		q("/loki/api/v1/index/volume_range", "volume_range", s.volume(true)),
-		q("/loki/api/v1/index/stats", "index_stats", s.indexStats),
-		q("/loki/api/v1/detected_labels", "detected_labels", s.detectedLabels),
-		q("/loki/api/v1/patterns", "patterns", s.patterns),
-		q("/loki/api/v1/detected_fields", "detected_fields", s.detectedFields),
-		q("/loki/api/v1/detected_field/{name}/values", "detected_field_values", s.detectedFieldValues),
+		{"/loki/api/v1/labels", "labels", labels},
+		{"/loki/api/v1/label", "labels", labels},
+		{"/loki/api/v1/label/{name}/values", "label_values", readRoute(s, "label_values", s.decodeLabels(true), s.labels)},
+		{"/loki/api/v1/series", "series", readRoute(s, "series", s.decodeSeries, s.series)},
+		{"/loki/api/v1/index/volume", "volume", readRoute(s, "volume", s.decodeVolume(false), s.volume)},
+		{"/loki/api/v1/index/volume_range", "volume_range", readRoute(s, "volume_range", s.decodeVolume(true), s.volume)},
+		{"/loki/api/v1/index/stats", "index_stats", readRoute(s, "index_stats", s.decodeIndexStats, s.indexStats)},
+		{"/loki/api/v1/detected_labels", "detected_labels", readRoute(s, "detected_labels", s.decodeLabels(false), s.detectedLabels)},
+		{"/loki/api/v1/patterns", "patterns", readRoute(s, "patterns", s.decodePatterns, s.patterns)},
+		{"/loki/api/v1/detected_fields", "detected_fields", readRoute(s, "detected_fields", s.decodeDetected(false), s.detectedFields)},
+		{"/loki/api/v1/detected_field/{name}/values", "detected_field_values", readRoute(s, "detected_field_values", s.decodeDetected(true), s.detectedFieldValues)},
 		{"/loki/api/v1/format_query", "format_query", s.formatQuery},
 		{"/loki/api/v1/status/buildinfo", "buildinfo", s.buildInfo},
 		{"/ready", "ready", s.ready},
@@ -157,10 +163,10 @@ func (s *Server) routes() []route {
 		// Loki's legacy API, named as the operations it runs (Loki's
 		// frontend treats them alike), so the frontend caches and
 		// coalesces them as those.
-		q("/api/prom/query", "query_range", s.legacyQuery),
-		q("/api/prom/label", "labels", s.legacyLabels),
-		q("/api/prom/label/{name}/values", "labels", s.legacyLabels),
-		q("/api/prom/series", "series", s.series),
+		{"/api/prom/query", "query_range", readRoute(s, "query_range", s.decodeLegacyQuery, s.legacyQuery)},
+		{"/api/prom/label", "labels", readRoute(s, "labels", s.decodeLabels(false), s.legacyLabels)},
+		{"/api/prom/label/{name}/values", "labels", readRoute(s, "labels", s.decodeLabels(false), s.legacyLabels)},
+		{"/api/prom/series", "series", readRoute(s, "series", s.decodeSeries, s.series)},
 		{"/api/prom/tail", "tail", t(s.legacyTail)},
 	}
 	if s.d.Ruler != nil {

@@ -5,11 +5,11 @@ import (
 	"iter"
 	"net/http"
 	"strconv"
-	"time"
 
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
-	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -18,32 +18,19 @@ import (
 // indexStats answers Grafana's query-size hint: the streams, entries and
 // line bytes the selector matches in [start, end). VictoriaLogs has no
 // chunks; each stream counts as one.
-func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
-	q, err := loghttp.ParseRangeQuery(r, time.Now())
-	if err == nil {
-		// Loki rounds an index stats request out to whole milliseconds.
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), loghttp.CeilMs(q.End), s.d.MaxQueryLength)
-	}
+func (s *Server) indexStats(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q selectorRange, _ engine.ReadState) {
+	ms := q.Matchers
+	f, err := s.foreign(ctx, q.Start, q.End)
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	ms, err := logql.ParseMatchers(q.Query, true)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	f, err := s.foreign(r.Context(), q.Start, q.End)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	st, ok, err := s.indexStatsFromMemory(r.Context(), ms, f, q.Start.UnixNano(), q.End.UnixNano()-1)
+	st, ok, err := s.indexStatsFromMemory(ctx, t, ms, f, q.Start.UnixNano(), q.End.UnixNano()-1)
 	if err == nil {
 		s.d.Metrics.ObserveVolumeAnswer(ok)
 	}
 	if err == nil && !ok {
-		st, err = exec.ReadIndexStats(r.Context(), s.d.Backend, tenantFrom(r.Context()), plan.StreamFilter(ms, f), q.Start.UnixNano(), q.End.UnixNano()-1)
+		st, err = exec.ReadIndexStats(ctx, s.d.Backend, t, plan.StreamFilter(ms, f), q.Start.UnixNano(), q.End.UnixNano()-1)
 	}
 	if err != nil {
 		writeError(w, err)
@@ -63,12 +50,12 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 
 // indexStatsFromMemory counts from the stream index's line lengths when
 // it holds every entry of [start, end] (inclusive Unix ns).
-func (s *Server) indexStatsFromMemory(ctx context.Context, ms []*logql.Matcher, f *foreign.Config, start, end int64) (exec.IndexStats, bool, error) {
+func (s *Server) indexStatsFromMemory(ctx context.Context, t backend.Tenant, ms []*logql.Matcher, f *foreign.Config, start, end int64) (exec.IndexStats, bool, error) {
 	var st exec.IndexStats
 	if f != nil || s.d.Streams == nil {
 		return st, false, nil
 	}
-	ok, err := s.d.Streams.Lines(ctx, tenantFrom(ctx), ms, start, end, func(_ model.Labels, lines iter.Seq2[int64, int64]) {
+	ok, err := s.d.Streams.Lines(ctx, t, ms, start, end, func(_ model.Labels, lines iter.Seq2[int64, int64]) {
 		entries := st.Entries
 		for _, n := range lines {
 			st.Entries++

@@ -112,16 +112,17 @@ func (s *Server) startTailSources(ctx context.Context, live *exec.Tail, tn backe
 
 // tailRequest parses and plans a tail, answering the client on errors.
 func (s *Server) tailRequest(w http.ResponseWriter, r *http.Request) (*plan.LogQuery, *loghttp.TailQuery, bool) {
-	if err := r.ParseForm(); err != nil {
-		writeError(w, &loghttp.Error{Msg: err.Error()})
-		return nil, nil, false
-	}
-	sel, err := logql.ParseLogSelector(r.Form.Get("query"), true)
+	form, err := loghttp.ReadForm(r)
 	if err != nil {
 		writeError(w, err)
 		return nil, nil, false
 	}
-	q, err := loghttp.ParseTailQuery(r, time.Now())
+	sel, err := logql.ParseLogSelector(form.Query(), true)
+	if err != nil {
+		writeError(w, err)
+		return nil, nil, false
+	}
+	q, err := loghttp.ParseTailQuery(form, time.Now())
 	if err == nil {
 		err = loghttp.CheckEntriesLimit(q.Limit, s.d.MaxEntriesLimitPerQuery)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -20,36 +21,20 @@ import (
 // volume serves /index/volume and /index/volume_range: bytes of log lines
 // per label group, in Loki's Prometheus-style answer. Loki takes these
 // figures from chunk sizes in its index; vloki counts the lines' bytes.
-func (s *Server) volume(isRange bool) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		q, err := loghttp.ParseVolumeQuery(r, time.Now(), isRange)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		ms, err := logql.ParseMatchers(q.Query, true)
-		if err == nil {
-			// Loki's volume requests count whole seconds.
-			err = loghttp.CheckQueryLength(q.Start.Unix()*1000, q.End.Unix()*1000, s.d.MaxQueryLength)
-		}
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		f, err := s.foreign(r.Context(), q.Start, q.End)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		series := map[string]*model.Series{}
-		if err := s.volumeSeries(r.Context(), q, volumeSelector{ms, f}, volumeLabels(q, ms), series); err != nil {
-			writeError(w, err)
-			return
-		}
-		sortPoints(series)
-		w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-		_, _ = w.Write(appendVolumes(nil, series, q.Limit))
+func (s *Server) volume(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q volumeRequest, _ engine.ReadState) {
+	f, err := s.foreign(ctx, q.Start, q.End)
+	if err != nil {
+		writeError(w, err)
+		return
 	}
+	series := map[string]*model.Series{}
+	if err := s.volumeSeries(ctx, t, q.VolumeQuery, volumeSelector{q.Matchers, f}, volumeLabels(q.VolumeQuery, q.Matchers), series); err != nil {
+		writeError(w, err)
+		return
+	}
+	sortPoints(series)
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_, _ = w.Write(appendVolumes(nil, series, q.Limit))
 }
 
 // volumeLabels are the labels volumes are grouped by: targetLabels, or the
@@ -143,9 +128,9 @@ type volumeSelector struct {
 }
 
 // volumeSeries adds up line bytes per label group and bucket.
-func (s *Server) volumeSeries(ctx context.Context, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, series map[string]*model.Series) error {
+func (s *Server) volumeSeries(ctx context.Context, t backend.Tenant, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, series map[string]*model.Series) error {
 	g := newVolumeGrid(q)
-	ok, err := s.volumeFromMemory(ctx, q, sel, groups, g, series)
+	ok, err := s.volumeFromMemory(ctx, t, q, sel, groups, g, series)
 	if err == nil {
 		s.d.Metrics.ObserveVolumeAnswer(ok)
 	}
@@ -153,7 +138,7 @@ func (s *Server) volumeSeries(ctx context.Context, q *loghttp.VolumeQuery, sel v
 		return err
 	}
 	if q.ByLabels {
-		return s.volumeByLabelNames(ctx, sel, groups, g, series)
+		return s.volumeByLabelNames(ctx, t, sel, groups, g, series)
 	}
 	by, labelsOf := groups, groupLabels(groups)
 	if sel.foreign != nil {
@@ -164,7 +149,7 @@ func (s *Server) volumeSeries(ctx context.Context, q *loghttp.VolumeQuery, sel v
 		Filter: logsql.And{g.filter(), plan.StreamFilter(sel.ms, sel.foreign)},
 		Pipes:  []logsql.Pipe{g.stats(by)},
 	}
-	return s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
+	return s.d.Backend.Query(ctx, t, backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
 		ls, err := labelsOf(row)
 		if err != nil {
 			return err
@@ -209,7 +194,7 @@ func foreignGroupLabels(f *foreign.Config, groups []string) func(*backend.Row) (
 
 // volumeByLabelNames is aggregateBy=labels: one series {name=""} per label,
 // the bytes of streams that have it.
-func (s *Server) volumeByLabelNames(ctx context.Context, sel volumeSelector, names []string, g volumeGrid, series map[string]*model.Series) error {
+func (s *Server) volumeByLabelNames(ctx context.Context, t backend.Tenant, sel volumeSelector, names []string, g volumeGrid, series map[string]*model.Series) error {
 	for _, name := range names {
 		var unset logsql.Filter = logsql.Exact{Field: name, Value: ""}
 		if sel.foreign != nil {
@@ -219,7 +204,7 @@ func (s *Server) volumeByLabelNames(ctx context.Context, sel volumeSelector, nam
 			Filter: logsql.And{g.filter(), plan.StreamFilter(sel.ms, sel.foreign), logsql.Not{F: unset}},
 			Pipes:  []logsql.Pipe{g.stats(nil)},
 		}
-		err := s.d.Backend.Query(ctx, tenantFrom(ctx), backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
+		err := s.d.Backend.Query(ctx, t, backend.QueryRequest{Query: query.String()}, func(row *backend.Row) error {
 			return addVolume(series, model.Labels{{Name: name}}, g, row)
 		})
 		if err != nil {

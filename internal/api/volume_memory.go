@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 
+	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/model"
 )
@@ -13,12 +14,12 @@ import (
 // holds every entry of the range (vloki the sole writer, a recent range);
 // ok is false when VictoriaLogs must answer. Groups come from stream
 // labels only, as Loki's volumes do.
-func (s *Server) volumeFromMemory(ctx context.Context, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, g volumeGrid, series map[string]*model.Series) (bool, error) {
+func (s *Server) volumeFromMemory(ctx context.Context, t backend.Tenant, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, g volumeGrid, series map[string]*model.Series) (bool, error) {
 	if sel.foreign != nil || s.d.Streams == nil {
 		return false, nil
 	}
 	sums := map[string]*volumeSums{}
-	ok, err := s.d.Streams.Lines(ctx, tenantFrom(ctx), sel.ms, g.start, g.end, func(ls model.Labels, lines iter.Seq2[int64, int64]) {
+	ok, err := s.d.Streams.Lines(ctx, t, sel.ms, g.start, g.end, func(ls model.Labels, lines iter.Seq2[int64, int64]) {
 		targets := volumeTargets(ls, groups, q.ByLabels)
 		if len(targets) == 0 {
 			return

@@ -108,6 +108,9 @@ type RangeRequest struct {
 	// ShowDeleted reads lines delete requests hide (patterns: Loki's
 	// pattern ingester ignores delete requests).
 	ShowDeleted bool
+	// State is what the frontend read for the request: range metric
+	// queries keep and reuse steps under it.
+	State ReadState
 }
 
 // InstantRequest is a query call.
@@ -140,7 +143,7 @@ func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) 
 		if err := e.checkBytesRead(ctx, t, req.Expr, start, end); err != nil {
 			return nil, contextError(ctx, err)
 		}
-		return e.metric(ctx, t, metricQuery{expr: req.Expr, text: req.Text}, start, end, step, req.Direction == exec.Backward)
+		return e.metric(ctx, t, metricQuery{expr: req.Expr, text: req.Text, state: req.State}, start, end, step, req.Direction == exec.Backward)
 	}
 	f, err := e.Foreign(ctx, t, req.Start.UnixNano(), req.End.UnixNano())
 	if err != nil {
@@ -197,6 +200,7 @@ type metricQuery struct {
 	text string
 	// asQuerier skips the frontend's rewrites (InstantRequest.AsQuerier).
 	asQuerier bool
+	state     ReadState
 }
 
 // metric runs a metric query; step 0 makes it an instant query. backward
@@ -238,7 +242,7 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, q metricQuery, st
 	// the query's range, which a part of it may not share.
 	if e.extents != nil && q.text != "" && len(splits) > 0 && f == nil && !readsAhead(se) {
 		run = func(ctx context.Context, _ *backend.Client, t backend.Tenant, req exec.MetricRequest) (*exec.MetricResult, error) {
-			return e.rangeFromExtents(ctx, t, q.text, req)
+			return e.rangeFromExtents(ctx, t, q, req)
 		}
 	}
 	res, err := run(ctx, e.c, t, req)

@@ -17,6 +17,18 @@ type ExtentStore interface {
 	Set(key string, x *Extent)
 }
 
+// ReadState is what the frontend read for a request before it waited for
+// the tenant's pushes to be searchable: the tenant's cache generation (a
+// push of old entries moves it on) and, when vloki is the only writer, its
+// last acknowledged push number. Steps computed for the request are kept
+// under them; without them (OK false) nothing is kept.
+type ReadState struct {
+	Generation   uint64
+	GenerationOK bool
+	AckSeq       uint64
+	AckSeqOK     bool
+}
+
 // Extent is a query's kept steps and, when vloki is the only writer, the
 // tenant's acknowledged-push number they were computed after.
 type Extent struct {
@@ -41,17 +53,10 @@ type Extents struct {
 	// max_cache_freshness_per_query).
 	Freshness time.Duration
 	Now       func() time.Time
-	// Generation is the tenant's cache generation as the frontend read it
-	// before the request waited for its tenant's pushes to be searchable
-	// (a push of old entries moves it on); false: keep nothing.
-	Generation func(context.Context) (uint64, bool)
 	// Acks, when set (vloki the only writer), replaces the freshness
 	// window: steps are kept up to now, and each push drops the kept steps
 	// at or after its oldest entry (a step's window ends at its time).
-	// AckSeq is the push number the frontend read before the request
-	// waited for its tenant's pushes.
-	Acks   AckLog
-	AckSeq func(context.Context) (uint64, bool)
+	Acks AckLog
 
 	reused, evaluated atomic.Uint64
 }
@@ -69,12 +74,11 @@ func (e *Engine) WithExtents(x *Extents) *Engine {
 // start on and evaluates the steps after them; the series-limit checks
 // count the kept steps' series (exec.EvalSteps), and the answer is
 // assembled from all steps as a cold one is.
-func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, text string, req exec.MetricRequest) (*exec.MetricResult, error) {
-	gen, ok := e.extents.Generation(ctx)
-	if !ok {
+func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, q metricQuery, req exec.MetricRequest) (*exec.MetricResult, error) {
+	if !q.state.GenerationOK {
 		return exec.RunMetric(ctx, e.c, t, req)
 	}
-	key := extentKey(t, gen, req.Step, text)
+	key := extentKey(t, q.state.Generation, req.Step, q.text)
 	kept := e.extents.valid(t, key)
 	all := keptFrom(kept, req)
 	e.extents.reused.Add(uint64(all.Len()))
@@ -94,7 +98,7 @@ func (e *Engine) rangeFromExtents(ctx context.Context, t backend.Tenant, text st
 	if err != nil {
 		return nil, err
 	}
-	e.keepExtent(ctx, key, kept, all, req)
+	e.keepExtent(q.state, key, kept, all, req)
 	return res, nil
 }
 
@@ -128,17 +132,17 @@ func keptFrom(kept *exec.Steps, req exec.MetricRequest) *exec.Steps {
 
 // keepExtent stores the request's frozen steps, after the kept steps
 // before them when the two join, at most two request spans long.
-func (e *Engine) keepExtent(ctx context.Context, key string, kept, all *exec.Steps, req exec.MetricRequest) {
+func (e *Engine) keepExtent(st ReadState, key string, kept, all *exec.Steps, req exec.MetricRequest) {
 	if all.SplitBound() {
 		return
 	}
 	frozen := e.extents.Now().Add(-e.extents.Freshness).UnixNano()
 	var seq uint64
 	if e.extents.Acks != nil {
-		var ok bool
-		if seq, ok = e.extents.AckSeq(ctx); !ok {
+		if !st.AckSeqOK {
 			return
 		}
+		seq = st.AckSeq
 		frozen = e.extents.Now().UnixNano()
 	}
 	keep := all.Slice(req.Start, frozen)

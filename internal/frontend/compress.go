@@ -17,18 +17,22 @@ const GzipMinSize = 1400
 // at any level, and a cold answer pays the compression.
 const gzipLevel = gzip.BestSpeed
 
-// Compressed wraps h as Loki's frontend wraps its routes: answers of at
-// least GzipMinSize bytes are gzipped when the request accepts gzip, and
-// every answer varies by Accept-Encoding. Answers the results cache holds
-// carry their gzipped bytes (answer.gz): a hit sends them as they are.
-func Compressed(h http.Handler) http.Handler {
+// Compressor wraps handlers as Loki's frontend wraps its routes: answers
+// of at least GzipMinSize bytes are gzipped when the request accepts gzip,
+// and every answer varies by Accept-Encoding. Answers the results cache
+// holds carry their gzipped bytes (answer.gz): a hit sends them as they
+// are.
+func Compressor() func(http.Handler) http.Handler {
 	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(GzipMinSize), gzhttp.CompressionLevel(gzipLevel),
 		gzhttp.EnableZstd(false), gzhttp.ContentTypeFilter(gzhttp.CompressAllContentTypeFilter))
 	if err != nil {
 		panic(err) // the options above are constant and valid
 	}
-	return wrap(h)
+	return func(h http.Handler) http.Handler { return wrap(h) }
 }
+
+// Compressed is h wrapped by a Compressor.
+func Compressed(h http.Handler) http.Handler { return Compressor()(h) }
 
 // acceptsGzip reports whether w is Compressed's writer, which it only is
 // for a request that accepts gzip.

@@ -1,7 +1,14 @@
 // Package frontend is what Loki's query frontend does before a query
-// reaches the engine, kept exact: identical requests in flight share one
-// execution (coalescing), and answers over time ranges that can no longer
-// change are served from a results cache.
+// reaches the engine, kept exact. A decoded request meets, in this order:
+//
+//  1. the results cache (cache.go, cache_remote.go, encoding.go): answers
+//     over time ranges that can no longer change, served whole;
+//  2. the read-your-writes wait: the tenant's acknowledged pushes become
+//     searchable before anything is computed;
+//  3. coalescing (coalesce.go): identical requests in flight share one
+//     execution;
+//  4. the handler, told what the frontend read (engine.ReadState), whose
+//     metric range queries reuse kept steps (extents.go's store).
 //
 // An answer is cached only when its whole time range ends before now -
 // MaxCacheFreshness (Loki's max_cache_freshness_per_query, default 10m):
@@ -22,9 +29,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -49,10 +55,6 @@ type Config struct {
 	// every push up to it. It also lets label names and values over
 	// recent days be cached until the tenant's next push.
 	AckSeq func(backend.Tenant) uint64
-	// MaxQueryLength is the handlers' max_query_length (0: none): a label
-	// request over it is answered by its handler's error, never by an
-	// answer for the same days.
-	MaxQueryLength time.Duration
 	// Retention is the storage's retention (0: none), for AckSeq-keyed
 	// answers: rows it deletes change answers without a push.
 	Retention time.Duration
@@ -65,7 +67,7 @@ type Frontend struct {
 	// earlier run's) in a shared or restored cache.
 	boot   string
 	now    func() time.Time
-	flight singleflight.Group
+	flight flights
 	stats  counters
 
 	mu          sync.Mutex
@@ -131,31 +133,6 @@ func (f *Frontend) Generation(ctx context.Context, t backend.Tenant) (uint64, bo
 	return f.generation(t), true
 }
 
-type readStateKey struct{}
-
-// readState is what the frontend read before the request waited for its
-// tenant's pushes to be searchable.
-type readState struct {
-	gen, acks     uint64
-	genOK, acksOK bool
-}
-
-// GenerationFrom is the generation the frontend read for the request
-// before it waited for the tenant's pushes; false when it read none
-// (nothing computed for the request may then be kept).
-func GenerationFrom(ctx context.Context) (uint64, bool) {
-	st, ok := ctx.Value(readStateKey{}).(readState)
-	return st.gen, ok && st.genOK
-}
-
-// AckSeqFrom is the tenant's acknowledged-push number the frontend read
-// before the request waited for its pushes (Config.AckSeq); false when
-// none was read.
-func AckSeqFrom(ctx context.Context) (uint64, bool) {
-	st, ok := ctx.Value(readStateKey{}).(readState)
-	return st.acks, ok && st.acksOK
-}
-
 func (f *Frontend) generation(t backend.Tenant) uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -183,74 +160,63 @@ func (f *Frontend) Snapshot() Stats {
 		InvalidatedByOldPush: c.invalidatedByOldPush.Load(), TooLargeSet: c.tooLargeSet.Load()}
 }
 
-// TenantFunc returns the tenant a request was resolved to.
-type TenantFunc func(context.Context) backend.Tenant
+// Handler answers a request the frontend passes on, told what the
+// frontend read for it.
+type Handler func(w http.ResponseWriter, ctx context.Context, st engine.ReadState)
 
-// Wrap serves route's requests through the frontend.
-func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		t := tenantOf(r.Context())
-		req, err := describe(route, r, f.now(), f.cfg.MaxQueryLength)
-		if err != nil {
-			f.waitVisible(r.Context(), t)
-			h(w, r) // the handler answers the malformed request
+// Serve answers req through the frontend: from the results cache when it
+// holds the answer, else by h once the tenant's pushes are searchable,
+// shared with identical requests in flight.
+func (f *Frontend) Serve(w http.ResponseWriter, r *http.Request, req *Request, h Handler) {
+	cacheKey, cacheable, st := f.cacheKey(r.Context(), req)
+	f.waitVisible(r.Context(), req.Tenant)
+	if cacheable {
+		if a, ok := f.cfg.Cache.Get(r.Context(), cacheKey); ok {
+			f.stats.hits.Add(1)
+			a.writeTo(w, r)
 			return
 		}
-		noCache := r.Header.Get("Cache-Control") == "no-cache"
-		cacheKey, cacheable, st := f.cacheKey(r.Context(), route, req, t, noCache)
-		f.waitVisible(r.Context(), t)
-		if cacheable {
-			if a, ok := f.cfg.Cache.Get(r.Context(), cacheKey); ok {
-				f.stats.hits.Add(1)
-				a.writeTo(w, r)
-				return
-			}
-			f.stats.misses.Add(1)
-		} else if noCache {
-			f.stats.bypassedByNoCache.Add(1)
-		} else {
-			f.stats.uncacheable.Add(1)
-		}
-		if st != nil { // for the handler: only misses copy the request
-			r = r.WithContext(context.WithValue(r.Context(), readStateKey{}, *st))
-		}
-		a := f.execute(t, req.key(t, f.generation(t)), h, r)
-		if cacheable && a.status == http.StatusOK && a.complete {
-			a = a.withGzip()
-			if f.cfg.Cache.Set(r.Context(), cacheKey, a) {
-				f.stats.stored.Add(1)
-			} else {
-				f.stats.tooLargeSet.Add(1)
-			}
-		}
-		a.writeTo(w, r)
+		f.stats.misses.Add(1)
+	} else if req.NoCache {
+		f.stats.bypassedByNoCache.Add(1)
+	} else {
+		f.stats.uncacheable.Add(1)
 	}
+	a := f.execute(r.Context(), req, func(rec http.ResponseWriter, ctx context.Context) { h(rec, ctx, st) })
+	if cacheable && a.status == http.StatusOK && a.complete {
+		a = a.withGzip()
+		if f.cfg.Cache.Set(r.Context(), cacheKey, a) {
+			f.stats.stored.Add(1)
+		} else {
+			f.stats.tooLargeSet.Add(1)
+		}
+	}
+	a.writeTo(w, r)
 }
 
 // cacheKey decides whether the request's answer may be cached and under
-// which key, and reads what the handler is told (readState; nil when it
-// needs nothing). It runs before the wait for the tenant's pushes: a
-// generation or push number a late push moved on is only seen once that
-// push is searchable.
-func (f *Frontend) cacheKey(ctx context.Context, route string, req *request, t backend.Tenant, noCache bool) (string, bool, *readState) {
+// which key, and reads what the handler is told. It runs before the wait
+// for the tenant's pushes: a generation or push number a late push moved
+// on is only seen once that push is searchable.
+func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, engine.ReadState) {
 	now := f.now()
-	frozen := f.cfg.Cache != nil && !noCache && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
+	caching := f.cfg.Cache != nil && !req.NoCache
+	frozen := caching && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
 	// Until the tenant's next push (vloki the sole writer).
-	untilPush := !frozen && f.cfg.Cache != nil && !noCache && f.cfg.AckSeq != nil &&
-		req.settledByPushes(now, f.cfg.Retention)
-	if !frozen && !untilPush && (route != "query_range" || noCache) {
-		return "", false, nil
+	untilPush := !frozen && caching && f.cfg.AckSeq != nil && req.settledByPushes(now, f.cfg.Retention)
+	if !frozen && !untilPush && (req.Route != "query_range" || req.NoCache) {
+		return "", false, engine.ReadState{}
 	}
-	gen, ok := f.Generation(ctx, t)
-	st := &readState{gen: gen, genOK: ok}
+	var st engine.ReadState
+	st.Generation, st.GenerationOK = f.Generation(ctx, req.Tenant)
 	if f.cfg.AckSeq != nil {
-		st.acks, st.acksOK = f.cfg.AckSeq(t), true
+		st.AckSeq, st.AckSeqOK = f.cfg.AckSeq(req.Tenant), true
 	}
-	key := req.key(t, gen)
+	key := req.key(st.Generation)
 	if untilPush {
-		key += "\x00ack:" + f.boot + ":" + strconv.FormatUint(st.acks, 10)
+		key += "\x00ack:" + f.boot + ":" + strconv.FormatUint(st.AckSeq, 10)
 	}
-	return key, ok && (frozen || untilPush), st
+	return key, st.GenerationOK && (frozen || untilPush), st
 }
 
 func (f *Frontend) waitVisible(ctx context.Context, t backend.Tenant) {
@@ -258,45 +224,4 @@ func (f *Frontend) waitVisible(ctx context.Context, t backend.Tenant) {
 		// A failed wait leaves the read to meet the same trouble.
 		_ = f.cfg.WaitVisible(ctx, t)
 	}
-}
-
-// execute runs h once for all identical requests in flight (when
-// coalescing), detached from any one client, so one leaving does not
-// cancel the others' answer. A request does not join an execution that
-// started before its tenant's last acknowledged push.
-func (f *Frontend) execute(t backend.Tenant, key string, h http.HandlerFunc, r *http.Request) *answer {
-	run := func(ctx context.Context) *answer {
-		rec := newRecorder()
-		h(rec, r.WithContext(ctx))
-		return rec.answer()
-	}
-	if !f.cfg.Coalesce {
-		return run(r.Context())
-	}
-	for {
-		me := &flightResult{started: f.now()}
-		ch := f.flight.DoChan(key, func() (any, error) {
-			me.a = run(context.WithoutCancel(r.Context()))
-			return me, nil
-		})
-		select {
-		case res := <-ch:
-			fr := res.Val.(*flightResult)
-			if fr == me {
-				return fr.a
-			}
-			if f.ackedSince(t, fr.started) {
-				continue // that execution may predate a push this request must see
-			}
-			f.stats.coalesced.Add(1)
-			return fr.a
-		case <-r.Context().Done():
-			return &answer{status: 499, body: []byte(r.Context().Err().Error())}
-		}
-	}
-}
-
-type flightResult struct {
-	a       *answer
-	started time.Time
 }

@@ -12,8 +12,46 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/model"
 )
+
+// serve asks f for the answer to a request decoded as the edge decodes
+// it (loghttp): route's parameters in rawQuery, for tenant tn.
+func serve(f *Frontend, h http.HandlerFunc, route string, tn uint32, rawQuery string, hdr ...string) (int, string) {
+	r := httptest.NewRequest("GET", "/loki/api/v1/"+route+"?"+rawQuery, nil)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		r.Header.Set(hdr[i], hdr[i+1])
+	}
+	form, err := loghttp.ReadForm(r)
+	if err != nil {
+		panic(err)
+	}
+	headers := loghttp.ReadHeaders(r.Header)
+	req := &Request{Route: route, Path: r.URL.Path, Tenant: backend.Tenant{AccountID: tn}}
+	switch route {
+	case "query_range":
+		q, err := loghttp.ParseRangeQuery(form, f.now())
+		if err != nil {
+			panic(err)
+		}
+		q.Identify(form, headers)
+		req.Identity = q.Identity
+	default: // label-index routes
+		q, err := loghttp.ParseLabelQuery(form, f.now())
+		if err != nil {
+			panic(err)
+		}
+		q.Identify(form, headers, f.now())
+		req.Identity = q.Identity
+	}
+	w := httptest.NewRecorder()
+	f.Serve(w, r, req, func(w http.ResponseWriter, ctx context.Context, _ engine.ReadState) {
+		h(w, r.WithContext(context.WithValue(ctx, tenantCtxKey{}, req.Tenant)))
+	})
+	return w.Code, w.Body.String()
+}
 
 type tenantCtxKey struct{}
 
@@ -43,14 +81,7 @@ func (h *countingHandler) serve(w http.ResponseWriter, r *http.Request) {
 var now = time.Unix(1_800_000_000, 0)
 
 func ask(f *Frontend, h http.HandlerFunc, tn uint32, end time.Time, hdr ...string) (int, string) {
-	r := httptest.NewRequest("GET", "/loki/api/v1/query_range?query=%7Ba%3D%22b%22%7D&end="+strconv.FormatInt(end.UnixNano(), 10), nil)
-	for i := 0; i+1 < len(hdr); i += 2 {
-		r.Header.Set(hdr[i], hdr[i+1])
-	}
-	r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: tn}))
-	w := httptest.NewRecorder()
-	f.Wrap("query_range", tenantOf, h)(w, r)
-	return w.Code, w.Body.String()
+	return serve(f, h, "query_range", tn, "query=%7Ba%3D%22b%22%7D&end="+strconv.FormatInt(end.UnixNano(), 10), hdr...)
 }
 
 func newTest(coalesce bool) *Frontend {
@@ -144,11 +175,8 @@ func TestLabelsAreFrozenAfterTheirDay(t *testing.T) {
 	for _, route := range []string{"labels", "label_values", "detected_labels"} {
 		f, h := newTest(false), &countingHandler{}
 		ask := func(end time.Time) string {
-			r := httptest.NewRequest("GET", "/loki/api/v1/x?end="+strconv.FormatInt(end.UnixNano(), 10), nil)
-			r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
-			w := httptest.NewRecorder()
-			f.Wrap(route, tenantOf, h.serve)(w, r)
-			return w.Body.String()
+			_, body := serve(f, h.serve, route, 1, "end="+strconv.FormatInt(end.UnixNano(), 10))
+			return body
 		}
 		today := day.Add(time.Second) // hours before now, within its day
 		ask(today)
@@ -172,12 +200,8 @@ func TestRecentLabelsLastUntilTheTenantsNextPush(t *testing.T) {
 	f, h := newTest(false), &countingHandler{}
 	f.cfg.AckSeq = func(t backend.Tenant) uint64 { return seq[t.AccountID].Load() }
 	ask := func(tn uint32, start time.Time) string {
-		q := "?start=" + strconv.FormatInt(start.UnixNano(), 10) + "&end=" + strconv.FormatInt(now.UnixNano(), 10)
-		r := httptest.NewRequest("GET", "/loki/api/v1/labels"+q, nil)
-		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: tn}))
-		w := httptest.NewRecorder()
-		f.Wrap("labels", tenantOf, h.serve)(w, r)
-		return w.Body.String()
+		_, body := serve(f, h.serve, "labels", tn, "start="+strconv.FormatInt(start.UnixNano(), 10)+"&end="+strconv.FormatInt(now.UnixNano(), 10))
+		return body
 	}
 	hourAgo := now.Add(-time.Hour)
 	ask(1, hourAgo)
@@ -209,36 +233,15 @@ func TestRecentLabelsLastUntilTheTenantsNextPush(t *testing.T) {
 	}
 }
 
-func TestNegativeOffset(t *testing.T) {
-	for q, want := range map[string]bool{
-		`sum(rate({a="b"}[5m] offset -1h))`:           true,
-		`rate({a="b"}[5m] OFFSET	-5m)`:                true,
-		`rate({a="b"}[5m] Offset-5m)`:                 true,
-		`rate({a="b"}[5m] offset 1h) - 1`:             false,
-		`{a="b-c"} |= "offset"`:                       false,
-		`{a="b"} |= "offset" | line_format "-{{.a}}"`: false,
-		"rate({a=\"b\"}[5m] offset \n -1h)":           true,
-		``:                                            false,
-	} {
-		if got := negativeOffset(q); got != want {
-			t.Errorf("%q: %v, want %v", q, got, want)
-		}
-	}
-}
-
 // TestLabelsAreKeyedByTheirDays: a label request's answer holds the whole
 // UTC days of its range, so other ranges over the same days share it;
-// other days, a range over max_query_length, and days that move with now
-// (no start, an end to come) do not.
+// other days and days that move with now (no start, an end to come) do
+// not. (A range over max_query_length is answered at the edge.)
 func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 	f, h := newTest(false), &countingHandler{}
-	f.cfg.MaxQueryLength = 48 * time.Hour
 	ask := func(params string) string {
-		r := httptest.NewRequest("GET", "/loki/api/v1/labels?"+params, nil)
-		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
-		w := httptest.NewRecorder()
-		f.Wrap("labels", tenantOf, h.serve)(w, r)
-		return w.Body.String()
+		_, body := serve(f, h.serve, "labels", 1, params)
+		return body
 	}
 	at := func(d time.Duration) string { return strconv.FormatInt(now.Add(d).UnixNano(), 10) }
 	day := now.UTC().Truncate(24 * time.Hour)
@@ -253,50 +256,14 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 	if body := ask("start=" + yesterday(-time.Hour) + "&end=" + yesterday(2*time.Hour)); body != "tenant 1 run 2" {
 		t.Fatalf("a range reaching the day before shared the answer: %q", body)
 	}
-	// The day before and yesterday: two hours, then 47 hours (over 30).
-	f.cfg.MaxQueryLength = 30 * time.Hour
-	ask("start=" + yesterday(-time.Hour) + "&end=" + yesterday(time.Hour))
-	if body := ask("start=" + yesterday(-24*time.Hour) + "&end=" + yesterday(23*time.Hour)); body != "tenant 1 run 3" {
-		t.Fatalf("a range over max_query_length was answered for its days: %q", body)
-	}
 	// Until the next push (sole writer): the same, over today.
 	f.cfg.AckSeq = func(backend.Tenant) uint64 { return 7 }
 	ask("start=" + at(-time.Hour) + "&end=" + at(0))
-	if body := ask("start=" + at(-30*time.Minute) + "&end=" + at(time.Minute)); body != "tenant 1 run 4" {
+	if body := ask("start=" + at(-30*time.Minute) + "&end=" + at(time.Minute)); body != "tenant 1 run 3" {
 		t.Fatalf("today, another range: %q", body)
 	}
 	ask("end=" + at(time.Hour))
-	if body := ask("end=" + at(time.Hour)); body != "tenant 1 run 6" {
+	if body := ask("end=" + at(time.Hour)); body != "tenant 1 run 5" {
 		t.Fatalf("a start that follows now came from the cache: %q", body)
-	}
-}
-
-// TestTooLongLabelsDoNotJoinAnother: a label request over max_query_length
-// in flight with a valid one over the same days gets its own answer (the
-// handler's error), not the other's.
-func TestTooLongLabelsDoNotJoinAnother(t *testing.T) {
-	f, h := newTest(true), &countingHandler{release: make(chan struct{})}
-	f.cfg.MaxQueryLength = 30 * time.Hour
-	day := now.UTC().Truncate(24 * time.Hour).Add(-48 * time.Hour)
-	ask := func(from, to time.Duration) string {
-		q := "start=" + strconv.FormatInt(day.Add(from).UnixNano(), 10) + "&end=" + strconv.FormatInt(day.Add(to).UnixNano(), 10)
-		r := httptest.NewRequest("GET", "/loki/api/v1/labels?"+q, nil)
-		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
-		w := httptest.NewRecorder()
-		f.Wrap("labels", tenantOf, h.serve)(w, r)
-		return w.Body.String()
-	}
-	var wg sync.WaitGroup
-	var valid, long string
-	wg.Go(func() { valid = ask(23*time.Hour, 25*time.Hour) })
-	for h.runs.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	wg.Go(func() { long = ask(0, 47*time.Hour) })
-	time.Sleep(20 * time.Millisecond) // it would join now
-	close(h.release)
-	wg.Wait()
-	if h.runs.Load() != 2 || valid == long {
-		t.Fatalf("%d executions: valid %q, too long %q", h.runs.Load(), valid, long)
 	}
 }

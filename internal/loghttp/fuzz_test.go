@@ -23,14 +23,13 @@ func FuzzParams(f *testing.F) {
 	now := time.Unix(1_700_000_000, 0)
 	f.Fuzz(func(t *testing.T, raw string, asForm bool) {
 		for _, parse := range []func(*http.Request) (any, error){
-			func(r *http.Request) (any, error) { return ParseRangeQuery(r, now) },
-			func(r *http.Request) (any, error) { return ParseInstantQuery(r, now) },
-			func(r *http.Request) (any, error) { return ParseLabelQuery(r, now) },
-			func(r *http.Request) (any, error) { return ParseSeriesQuery(r, now) },
-			func(r *http.Request) (any, error) { return ParseVolumeQuery(r, now, true) },
-			func(r *http.Request) (any, error) { return ParseTailQuery(r, now) },
-			func(r *http.Request) (any, error) { return ParseDetectedFieldsQuery(r, now) },
-			func(r *http.Request) (any, error) { _ = Span(r, now); return nil, nil },
+			func(r *http.Request) (any, error) { return ParseRangeQuery(mustForm(r), now) },
+			func(r *http.Request) (any, error) { return ParseInstantQuery(mustForm(r), now) },
+			func(r *http.Request) (any, error) { return ParseLabelQuery(mustForm(r), now) },
+			func(r *http.Request) (any, error) { return ParseSeriesQuery(mustForm(r), now) },
+			func(r *http.Request) (any, error) { return ParseVolumeQuery(mustForm(r), now, true) },
+			func(r *http.Request) (any, error) { return ParseTailQuery(mustForm(r), now) },
+			func(r *http.Request) (any, error) { return ParseDetectedFieldsQuery(mustForm(r), now) },
 		} {
 			got, err := parse(fuzzRequest(raw, asForm))
 			if q, ok := got.(*RangeQuery); ok && err == nil && q.End.Before(q.Start) {
@@ -47,4 +46,14 @@ func fuzzRequest(raw string, asForm bool) *http.Request {
 	r, _ := http.NewRequest(http.MethodPost, "/loki/api/v1/query_range", strings.NewReader(raw))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	return r
+}
+
+// mustForm is r's form, or an empty one when r's parameters do not parse
+// (ReadForm's error is the edge's).
+func mustForm(r *http.Request) *Form {
+	f, err := ReadForm(r)
+	if err != nil {
+		return FormOf(nil)
+	}
+	return f
 }

@@ -5,7 +5,6 @@ package loghttp
 import (
 	"fmt"
 	"math"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -99,7 +98,8 @@ func parseDirection(v string) (Direction, error) {
 // Bounds reads start, end and since, given by get, as a labels, series or
 // range request reads them (Loki's defaults: end now, start since before
 // the earlier of end and now).
-func Bounds(get func(string) string, now time.Time) (time.Time, time.Time, error) {
+func Bounds(f *Form, now time.Time) (time.Time, time.Time, error) {
+	get := f.get
 	since := defaultSince
 	if s := get("since"); s != "" {
 		d, err := model.ParseDuration(s)
@@ -142,15 +142,3 @@ func parseSecondsOrDuration(v string) (time.Duration, error) {
 	}
 	return 0, errorf("cannot parse %q to a valid duration", v)
 }
-
-// formValues reads parameters from the query string or a form body.
-type formValues struct{ r *http.Request }
-
-func newForm(r *http.Request) (formValues, error) {
-	if err := r.ParseForm(); err != nil {
-		return formValues{}, &Error{Msg: err.Error()}
-	}
-	return formValues{r: r}, nil
-}
-
-func (f formValues) get(k string) string { return f.r.Form.Get(k) }

@@ -49,7 +49,7 @@ func TestParseRangeQueryErrors(t *testing.T) {
 		"interval=-1":               "interval must be >= 0",
 	}
 	for params, want := range cases {
-		_, err := ParseRangeQuery(rangeReq(params), now)
+		_, err := ParseRangeQuery(mustForm(rangeReq(params)), now)
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: got %v want %q", params, err, want)
 		}
@@ -58,14 +58,14 @@ func TestParseRangeQueryErrors(t *testing.T) {
 
 func TestParseRangeQueryDefaults(t *testing.T) {
 	now := time.Unix(1700000000, 0)
-	q, err := ParseRangeQuery(rangeReq("query=x"), now)
+	q, err := ParseRangeQuery(mustForm(rangeReq("query=x")), now)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !q.End.Equal(now) || !q.Start.Equal(now.Add(-time.Hour)) || q.Limit != 100 || q.Direction != Backward || q.Step != 14*time.Second {
 		t.Fatalf("got %+v", q)
 	}
-	q, err = ParseRangeQuery(rangeReq("query=x&since=10m&end=1700000000&direction=FORWARD&step=0.5&interval=2s"), now)
+	q, err = ParseRangeQuery(mustForm(rangeReq("query=x&since=10m&end=1700000000&direction=FORWARD&step=0.5&interval=2s")), now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,11 +86,11 @@ func TestEntriesLimit(t *testing.T) {
 
 func TestParseSeriesQuery(t *testing.T) {
 	r := rangeReq(url.Values{"match[]": {`{b="1"}`, `{a="1"}`}, "match": {`{a="1"}`}}.Encode())
-	q, err := ParseSeriesQuery(r, time.Unix(1700000000, 0))
+	q, err := ParseSeriesQuery(mustForm(r), time.Unix(1700000000, 0))
 	if err != nil || len(q.Matchers) != 2 || q.Matchers[0] != `{a="1"}` {
 		t.Fatalf("got %+v %v", q, err)
 	}
-	q, _ = ParseSeriesQuery(rangeReq(url.Values{"match[]": {`{ }`}}.Encode()), time.Unix(1700000000, 0))
+	q, _ = ParseSeriesQuery(mustForm(rangeReq(url.Values{"match[]": {`{ }`}}.Encode())), time.Unix(1700000000, 0))
 	if q.Matchers != nil {
 		t.Fatalf("{ } must mean all series, got %v", q.Matchers)
 	}

@@ -1,51 +1,61 @@
 package loghttp
 
 import (
-	"net/http"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/vloki/vloki/internal/logql"
 )
 
 // RangeQuery is a query_range request.
 type RangeQuery struct {
-	Query      string
+	Query string
+	// Expr is Query parsed (DecodeRange).
+	Expr       logql.Expr
 	Start, End time.Time
 	Step       time.Duration
 	Interval   time.Duration
 	Limit      uint32
 	Direction  Direction
+	Headers    Headers
+	Identity   Identity
 }
 
 // InstantQuery is a query request.
 type InstantQuery struct {
-	Query     string
+	Query string
+	// Expr is Query parsed (DecodeInstant).
+	Expr      logql.Expr
 	Time      time.Time
 	Limit     uint32
 	Direction Direction
+	Headers   Headers
+	Identity  Identity
 }
 
 // LabelQuery is a labels or label-values request.
 type LabelQuery struct {
 	Start, End time.Time
 	Query      string
+	// Name is the label whose values are asked ("": label names).
+	Name     string
+	Identity Identity
 }
 
 // SeriesQuery is a series request; no matchers means every series.
 type SeriesQuery struct {
 	Start, End time.Time
 	Matchers   []string
+	Identity   Identity
 }
 
 // ParseRangeQuery checks parameters in Loki's order. The caller parses the
 // query next and then applies CheckEntriesLimit, as Loki's frontend does.
-func ParseRangeQuery(r *http.Request, now time.Time) (*RangeQuery, error) {
-	f, err := newForm(r)
-	if err != nil {
-		return nil, err
-	}
+func ParseRangeQuery(f *Form, now time.Time) (*RangeQuery, error) {
+	var err error
 	q := &RangeQuery{Query: f.get("query")}
-	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
+	if q.Start, q.End, err = Bounds(f, now); err != nil {
 		return nil, err
 	}
 	if q.End.Before(q.Start) {
@@ -80,15 +90,15 @@ type LegacyQuery struct {
 
 // ParseLegacyQuery reads /api/prom/query's parameters as ParseRangeQuery
 // does (Loki parses it as a range query), then regexp.
-func ParseLegacyQuery(r *http.Request, now time.Time) (*LegacyQuery, error) {
-	q, err := ParseRangeQuery(r, now)
+func ParseLegacyQuery(f *Form, now time.Time) (*LegacyQuery, error) {
+	q, err := ParseRangeQuery(f, now)
 	if err != nil {
 		return nil, err
 	}
-	return &LegacyQuery{RangeQuery: *q, Regexp: r.Form.Get("regexp")}, nil
+	return &LegacyQuery{RangeQuery: *q, Regexp: f.get("regexp")}, nil
 }
 
-func (q *RangeQuery) parseStep(f formValues) error {
+func (q *RangeQuery) parseStep(f *Form) error {
 	q.Step = DefaultStep(q.Start, q.End)
 	if v := f.get("step"); v != "" {
 		var err error
@@ -114,11 +124,8 @@ func CheckEntriesLimit(limit uint32, maxEntries int) error {
 }
 
 // ParseInstantQuery reads a query request.
-func ParseInstantQuery(r *http.Request, now time.Time) (*InstantQuery, error) {
-	f, err := newForm(r)
-	if err != nil {
-		return nil, err
-	}
+func ParseInstantQuery(f *Form, now time.Time) (*InstantQuery, error) {
+	var err error
 	q := &InstantQuery{Query: f.get("query")}
 	if q.Limit, err = parseLimit(f.get("limit")); err != nil {
 		return nil, err
@@ -133,13 +140,10 @@ func ParseInstantQuery(r *http.Request, now time.Time) (*InstantQuery, error) {
 }
 
 // ParseLabelQuery reads a labels or label-values request.
-func ParseLabelQuery(r *http.Request, now time.Time) (*LabelQuery, error) {
-	f, err := newForm(r)
-	if err != nil {
-		return nil, err
-	}
+func ParseLabelQuery(f *Form, now time.Time) (*LabelQuery, error) {
+	var err error
 	q := &LabelQuery{Query: f.get("query")}
-	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
+	if q.Start, q.End, err = Bounds(f, now); err != nil {
 		return nil, err
 	}
 	return q, nil
@@ -147,17 +151,14 @@ func ParseLabelQuery(r *http.Request, now time.Time) (*LabelQuery, error) {
 
 // ParseSeriesQuery reads match and match[] (unioned, sorted); a lone {}
 // means every series.
-func ParseSeriesQuery(r *http.Request, now time.Time) (*SeriesQuery, error) {
-	f, err := newForm(r)
-	if err != nil {
-		return nil, err
-	}
+func ParseSeriesQuery(f *Form, now time.Time) (*SeriesQuery, error) {
+	var err error
 	q := &SeriesQuery{}
-	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
+	if q.Start, q.End, err = Bounds(f, now); err != nil {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	for _, m := range append(append([]string(nil), r.Form["match"]...), r.Form["match[]"]...) {
+	for _, m := range append(append([]string(nil), f.all("match")...), f.all("match[]")...) {
 		if !seen[m] {
 			seen[m] = true
 			q.Matchers = append(q.Matchers, m)
@@ -178,17 +179,15 @@ type DetectedFieldsQuery struct {
 	LineLimit int
 	// Limit is how many fields or values are returned (limit or
 	// field_limit, default 1000).
-	Limit int
+	Limit    int
+	Identity Identity
 }
 
 // ParseDetectedFieldsQuery reads Loki's detected_fields parameters.
-func ParseDetectedFieldsQuery(r *http.Request, now time.Time) (*DetectedFieldsQuery, error) {
-	f, err := newForm(r)
-	if err != nil {
-		return nil, err
-	}
+func ParseDetectedFieldsQuery(f *Form, now time.Time) (*DetectedFieldsQuery, error) {
+	var err error
 	q := &DetectedFieldsQuery{Query: f.get("query")}
-	if q.Start, q.End, err = Bounds(f.get, now); err != nil {
+	if q.Start, q.End, err = Bounds(f, now); err != nil {
 		return nil, err
 	}
 	if q.End.Before(q.Start) {

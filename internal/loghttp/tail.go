@@ -1,7 +1,6 @@
 package loghttp
 
 import (
-	"net/http"
 	"time"
 )
 
@@ -18,16 +17,13 @@ type TailQuery struct {
 
 // ParseTailQuery reads tail parameters in Loki's order (limit, start,
 // delay_for); the caller parses the query first, as Loki does.
-func ParseTailQuery(r *http.Request, now time.Time) (*TailQuery, error) {
-	f, err := newForm(r)
-	if err != nil {
-		return nil, err
-	}
+func ParseTailQuery(f *Form, now time.Time) (*TailQuery, error) {
+	var err error
 	q := &TailQuery{Query: f.get("query")}
 	if q.Limit, err = parseLimit(f.get("limit")); err != nil {
 		return nil, err
 	}
-	if q.Start, _, err = Bounds(f.get, now); err != nil {
+	if q.Start, _, err = Bounds(f, now); err != nil {
 		return nil, err
 	}
 	delay, err := parseInt(f.get("delay_for"), 0)

@@ -1,7 +1,6 @@
 package loghttp
 
 import (
-	"net/http"
 	"strings"
 	"time"
 )
@@ -15,6 +14,7 @@ type VolumeQuery struct {
 	TargetLabels []string
 	// ByLabels is aggregateBy=labels: one series per label name.
 	ByLabels bool
+	Identity Identity
 }
 
 // defaultVolumeLimit is Loki's seriesvolume.DefaultLimit.
@@ -22,11 +22,8 @@ const defaultVolumeLimit = 100
 
 // ParseVolumeQuery reads a volume request in Loki's order of checks; the
 // range form also takes and checks step like query_range.
-func ParseVolumeQuery(r *http.Request, now time.Time, isRange bool) (*VolumeQuery, error) {
-	f, err := newForm(r)
-	if err != nil {
-		return nil, err
-	}
+func ParseVolumeQuery(f *Form, now time.Time, isRange bool) (*VolumeQuery, error) {
+	var err error
 	q := &VolumeQuery{Query: f.get("query")}
 	if q.Limit, err = parseInt(f.get("limit"), defaultVolumeLimit); err != nil {
 		return nil, err
@@ -38,16 +35,16 @@ func ParseVolumeQuery(r *http.Request, now time.Time, isRange bool) (*VolumeQuer
 		return nil, errorf("limit must be a positive value")
 	}
 	if isRange {
-		rq, err := ParseRangeQuery(r, now)
+		rq, err := ParseRangeQuery(f, now)
 		if err != nil {
 			return nil, err
 		}
 		q.Start, q.End, q.Step = rq.Start, rq.End, rq.Step
 	} else {
-		if _, err := ParseInstantQuery(r, now); err != nil {
+		if _, err := ParseInstantQuery(f, now); err != nil {
 			return nil, err
 		}
-		if q.Start, q.End, err = Bounds(f.get, now); err != nil {
+		if q.Start, q.End, err = Bounds(f, now); err != nil {
 			return nil, err
 		}
 		if q.End.Before(q.Start) {

@@ -3,6 +3,7 @@ package logql
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/vloki/vloki/internal/logql/pattern"
 )
@@ -47,7 +48,14 @@ func ParseForFormat(input string) (Expr, error) {
 	return e, nil
 }
 
+// parses counts queries parsed: a test holds each request to one parse.
+var parses atomic.Uint64
+
+// Parses is how many queries were parsed so far.
+func Parses() uint64 { return parses.Load() }
+
 func parseWith(p *parser) (Expr, error) {
+	parses.Add(1)
 	defer p.lex.release()
 	p.advance()
 	e, err := p.parseExpr(0)

@@ -98,7 +98,11 @@ func shifted(t *testing.T, c Case, shift func(time.Duration) time.Duration) (Cas
 		t.Fatal(err)
 	}
 	r, _ := http.NewRequest(http.MethodGet, "/?"+q, nil)
-	rq, err := loghttp.ParseRangeQuery(r, time.Now())
+	form, err := loghttp.ReadForm(r)
+	if err != nil {
+		return Case{}, false
+	}
+	rq, err := loghttp.ParseRangeQuery(form, time.Now())
 	if err != nil {
 		return Case{}, false
 	}

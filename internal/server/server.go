@@ -131,7 +131,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if soleWriter(cfg) {
 		acks = acklog.New()
 	}
-	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks, retention.Duration(), cfg.Limits.MaxQueryLength)
+	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks, retention.Duration())
 	otlpConfig := cfg.Limits.OTLPConfig
 	if err := otlpConfig.Compile(); err != nil {
 		return nil, fmt.Errorf("limits.otlp_config: %w", err)
@@ -438,9 +438,9 @@ func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *engine
 		return nil
 	}
 	store := frontend.NewExtentStore[*engine.Extent](c.ExtentsMaxBytes)
-	x := &engine.Extents{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now, Generation: frontend.GenerationFrom}
+	x := &engine.Extents{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now}
 	if acks != nil {
-		x.Acks, x.AckSeq = acks, frontend.AckSeqFrom
+		x.Acks = acks
 	}
 	m.RegisterExtents(func() metrics.ExtentFigures {
 		f := metrics.ExtentFigures{}
@@ -453,9 +453,9 @@ func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *engine
 
 // newFrontend builds the query frontend and exposes its figures.
 func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error,
-	acks *acklog.Log, retention, maxQueryLength time.Duration) *frontend.Frontend {
+	acks *acklog.Log, retention time.Duration) *frontend.Frontend {
 	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible,
-		Retention: retention, MaxQueryLength: maxQueryLength}
+		Retention: retention}
 	if acks != nil {
 		fc.AckSeq = acks.Seq
 	}
