@@ -12,8 +12,8 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -31,7 +31,7 @@ type detectedField struct {
 // line_limit entries of the query and reports their structured metadata
 // and the fields json (or else logfmt) finds in the lines, with a type
 // guessed from the values and the number of distinct values.
-func (s *Server) detectedFields(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest, _ engine.ReadState) {
+func (s *Server) detectedFields(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest, _ frontend.ReadState) {
 	streams, ok := s.detectedEntries(w, ctx, t, q)
 	if !ok {
 		return
@@ -99,7 +99,7 @@ func (s *Server) detectedFields(w http.ResponseWriter, ctx context.Context, t ba
 // detectedFieldValues serves detected_field/{name}/values: the distinct
 // values of one field in the newest line_limit entries; byte sizes are
 // written as humanize does, ready to paste into a query.
-func (s *Server) detectedFieldValues(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest, _ engine.ReadState) {
+func (s *Server) detectedFieldValues(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest, _ frontend.ReadState) {
 	streams, ok := s.detectedEntries(w, ctx, t, q)
 	if !ok {
 		return
@@ -137,7 +137,7 @@ func (s *Server) detectedFieldValues(w http.ResponseWriter, ctx context.Context,
 // detectedEntries runs the request's log query backward for line_limit
 // entries, structured metadata and parsed labels kept apart.
 func (s *Server) detectedEntries(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q detectedRequest) ([]model.Stream, bool) {
-	res, err := s.d.Engine.Range(ctx, t, engine.RangeRequest{
+	res, err := s.d.Frontend.Range(ctx, t, frontend.RangeRequest{
 		Expr: q.Selector, Start: q.Start, End: q.End, Limit: q.LineLimit, Direction: exec.Backward, Categorize: true,
 	})
 	if err != nil {

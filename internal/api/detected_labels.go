@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/frontend"
 )
 
 // staticLabels are kept whatever their values, as Loki keeps them.
@@ -24,7 +24,7 @@ type detectedLabel struct {
 // detectedLabels serves Drilldown's label list: every label of the
 // matching streams with its number of values, less labels whose values
 // all look like IDs (numbers or UUIDs), as Loki's querier filters them.
-func (s *Server) detectedLabels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ engine.ReadState) {
+func (s *Server) detectedLabels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ frontend.ReadState) {
 	f, err := s.foreign(ctx, q.Start, q.End)
 	if err != nil {
 		writeError(w, err)

@@ -6,8 +6,8 @@ import (
 	"sort"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/foreign"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/plan"
@@ -16,7 +16,7 @@ import (
 
 // labels serves /labels and /label/{name}/values: the stream label
 // names in the range, or one label's values.
-func (s *Server) labels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ engine.ReadState) {
+func (s *Server) labels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ frontend.ReadState) {
 	s.serveValues(w, ctx, t, q, lokijson.AppendLabels)
 }
 
@@ -94,7 +94,7 @@ func selectorFilter(ms []*logql.Matcher, f *foreign.Config) string {
 }
 
 // series serves /series: the label sets of streams matching any selector.
-func (s *Server) series(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q seriesRequest, _ engine.ReadState) {
+func (s *Server) series(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q seriesRequest, _ frontend.ReadState) {
 	fc, err := s.foreign(ctx, q.Start, q.End)
 	if err != nil {
 		writeError(w, err)

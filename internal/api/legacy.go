@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
@@ -19,7 +19,7 @@ import (
 // in the legacy shapes (lokijson's Legacy encoders).
 
 // legacyQuery serves /api/prom/query: a range query over log lines only.
-func (s *Server) legacyQuery(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st engine.ReadState) {
+func (s *Server) legacyQuery(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st frontend.ReadState) {
 	start := time.Now()
 	res, ok := s.runRange(w, ctx, t, q, st)
 	if !ok {
@@ -57,7 +57,7 @@ func legacyRPCError(msg string) error {
 // legacyLabels serves /api/prom/label and /api/prom/label/{name}/values.
 // Both answer label names: Loki's querier finds the name of a values
 // request only in a /loki/api/v1 path, so a legacy one asks for names.
-func (s *Server) legacyLabels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ engine.ReadState) {
+func (s *Server) legacyLabels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ frontend.ReadState) {
 	s.serveValues(w, ctx, t, q, lokijson.AppendLegacyLabels)
 }
 

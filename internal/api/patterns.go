@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
@@ -30,7 +30,7 @@ type Patterns struct {
 // selector's lines of the retained window clustered per stream and level,
 // counts in [start, end) at the step, rare patterns pruned. Off, a valid
 // request gets no patterns, as with Loki's default.
-func (s *Server) patterns(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q patternsRequest, _ engine.ReadState) {
+func (s *Server) patterns(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q patternsRequest, _ frontend.ReadState) {
 	var series []patterns.Series
 	if s.d.Patterns.Enabled {
 		var err error
@@ -57,7 +57,7 @@ func (s *Server) minePatterns(ctx context.Context, t backend.Tenant, q patternsR
 	if ok || err != nil {
 		return series, err
 	}
-	res, err := s.d.Engine.Range(ctx, t, engine.RangeRequest{
+	res, err := s.d.Frontend.Range(ctx, t, frontend.RangeRequest{
 		Expr: sel, Start: oldest, End: latest(now, q.End).Add(time.Nanosecond),
 		Limit: s.d.Patterns.MaxLines, Direction: exec.Backward, Categorize: true,
 		Metadata: []string{push.DetectedLevelLabel}, ShowDeleted: true,

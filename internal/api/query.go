@@ -8,12 +8,13 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
 )
 
-func (s *Server) queryRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st engine.ReadState) {
+func (s *Server) queryRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st frontend.ReadState) {
 	start := time.Now()
 	if res, ok := s.runRange(w, ctx, t, q, st); ok {
 		s.writeResult(w, res, q.Headers.Flags, time.Since(start))
@@ -21,11 +22,11 @@ func (s *Server) queryRange(w http.ResponseWriter, ctx context.Context, t backen
 }
 
 // runRange runs a decoded range query, answering the client on errors.
-func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st engine.ReadState) (*engine.Result, bool) {
-	res, err := s.d.Engine.Range(ctx, t, engine.RangeRequest{
+func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st frontend.ReadState) (*engine.Result, bool) {
+	res, err := s.d.Frontend.Range(ctx, t, frontend.RangeRequest{
 		Expr: q.Expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
 		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: q.Headers.Flags.Categorize(),
-		QueryTags: q.Headers.QueryTags, State: st,
+		QueryTags: q.Headers.QueryTags, ReadsAhead: q.Identity.Uncacheable, State: st,
 	})
 	if err != nil {
 		writeError(w, err)
@@ -34,9 +35,9 @@ func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t backend.
 	return res, true
 }
 
-func (s *Server) queryInstant(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.InstantQuery, _ engine.ReadState) {
+func (s *Server) queryInstant(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.InstantQuery, _ frontend.ReadState) {
 	start := time.Now()
-	res, err := s.d.Engine.Instant(ctx, t, engine.InstantRequest{
+	res, err := s.d.Frontend.Instant(ctx, t, frontend.InstantRequest{
 		Expr: q.Expr, Time: q.Time, Limit: int(q.Limit), Direction: direction(q.Direction),
 	})
 	if err != nil {

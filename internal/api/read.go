@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/queue"
@@ -16,7 +15,7 @@ import (
 type decoder[Q any] func(edge) (Q, loghttp.Identity, error)
 
 // server answers a decoded request, told what the frontend read for it.
-type server[Q any] func(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q Q, st engine.ReadState)
+type server[Q any] func(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q Q, st frontend.ReadState)
 
 // readRoute is a read endpoint in request order: the tenant resolved,
 // Loki's response compression when on, the request decoded once, the
@@ -36,7 +35,7 @@ func readRoute[Q any](s *Server, route string, decode decoder[Q], serve server[Q
 				return
 			}
 			req := &frontend.Request{Route: route, Path: r.URL.Path, Tenant: t, Identity: id}
-			s.d.Frontend.Serve(w, r, req, func(w http.ResponseWriter, ctx context.Context, st engine.ReadState) {
+			s.d.Frontend.Serve(w, r, req, func(w http.ResponseWriter, ctx context.Context, st frontend.ReadState) {
 				s.scheduled(w, ctx, t, id.Span, func() { serve(w, ctx, t, q, st) })
 			})
 		}

@@ -7,9 +7,9 @@ import (
 	"strconv"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -18,7 +18,7 @@ import (
 // indexStats answers Grafana's query-size hint: the streams, entries and
 // line bytes the selector matches in [start, end). VictoriaLogs has no
 // chunks; each stream counts as one.
-func (s *Server) indexStats(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q selectorRange, _ engine.ReadState) {
+func (s *Server) indexStats(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q selectorRange, _ frontend.ReadState) {
 	ms := q.Matchers
 	f, err := s.foreign(ctx, q.Start, q.End)
 	if err != nil {

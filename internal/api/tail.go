@@ -78,10 +78,10 @@ func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, encode tailEn
 	// Delete requests hide lines from the history only, as in Loki.
 	histQuery := *lq
 	histQuery.Hide(s.d.Engine.Hidden(tn))
-	hist, err := exec.RunLogs(ctx, s.d.Backend, tn, exec.LogRequest{
+	hist, err := s.d.Frontend.Logs(ctx, s.d.Engine.Planned(tn, exec.LogRequest{
 		Query: &histQuery, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward,
 		Categorize: flags.Categorize(), KeepParsed: true,
-	})
+	}))
 	if err != nil {
 		closeTail(conn, err)
 		return

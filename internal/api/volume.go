@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/foreign"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
@@ -21,7 +21,7 @@ import (
 // volume serves /index/volume and /index/volume_range: bytes of log lines
 // per label group, in Loki's Prometheus-style answer. Loki takes these
 // figures from chunk sizes in its index; vloki counts the lines' bytes.
-func (s *Server) volume(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q volumeRequest, _ engine.ReadState) {
+func (s *Server) volume(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q volumeRequest, _ frontend.ReadState) {
 	f, err := s.foreign(ctx, q.Start, q.End)
 	if err != nil {
 		writeError(w, err)

@@ -33,9 +33,9 @@ type selectorRange struct {
 	interval, offset time.Duration
 }
 
-// checkBytesRead applies MaxQueryBytesRead to a query evaluated over
+// CheckBytesRead applies MaxQueryBytesRead to a query evaluated over
 // [start, end] (Unix ns).
-func (e *Engine) checkBytesRead(ctx context.Context, t backend.Tenant, expr logql.Expr, start, end int64) error {
+func (e *Engine) CheckBytesRead(ctx context.Context, t backend.Tenant, expr logql.Expr, start, end int64) error {
 	limit := e.limits.MaxQueryBytesRead
 	if limit <= 0 {
 		return nil
@@ -78,9 +78,10 @@ func selectorRanges(expr logql.Expr) []selectorRange {
 	return out
 }
 
-// logQuerySized reports whether Loki measures a log query before running
-// it: only one with a filter, and not Grafana's "datasample" queries.
-func logQuerySized(sel logql.LogSelectorExpr, queryTags string) bool {
+// LogQuerySized reports whether Loki's frontend measures a log query
+// before running it: only one with a filter, and not Grafana's
+// "datasample" queries.
+func LogQuerySized(sel logql.LogSelectorExpr, queryTags string) bool {
 	if strings.Contains(queryTags, "datasample") {
 		return false
 	}

@@ -53,7 +53,7 @@ func BenchmarkLogQueryNDJSONToLoki(b *testing.B) {
 			b.SetBytes(int64(len(body)))
 			var out []byte
 			for i := 0; i < b.N; i++ {
-				res, err := RunLogs(context.Background(), c, backend.Tenant{}, req)
+				res, _, err := Walk(context.Background(), c, backend.Tenant{}, req)
 				if err != nil {
 					b.Fatal(err)
 				}

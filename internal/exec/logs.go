@@ -57,40 +57,15 @@ type Stats struct {
 	BytesProcessed  int
 }
 
-// RunLogs answers a log query with Loki's semantics: the first Limit
-// entries across all streams in direction order, grouped into streams.
-func RunLogs(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
-	if req.IntervalNs > 0 && len(splits(req.Start, req.End, req.Direction)) > 1 {
-		// Each of Loki's hourly sub-queries applies the interval afresh.
-		return runSplitMerge(ctx, c, t, req)
-	}
+// Walk is one querier's answer to a log query: the first Limit entries
+// in direction order, grouped into streams. The walk it returns tells
+// whether the limit cut through entries sharing a timestamp.
+func Walk(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, *Walked, error) {
 	w := &walker{c: c, t: t, req: req, streams: newStreamCache(req.Query.Foreign), col: newCollector(req)}
 	if err := w.run(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	res := w.col.result()
-	if len(splits(req.Start, req.End, req.Direction)) == 1 {
-		accumulate(res.Streams, req.Direction)
-		return res, nil
-	}
-	cut, err := w.cutsTie(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if cut || sharesTimestamps(res.Streams) {
-		return runSplitMerge(ctx, c, t, req)
-	}
-	return res, nil
-}
-
-// runWalk is one querier's answer: the first Limit entries in direction
-// order.
-func runWalk(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
-	w := &walker{c: c, t: t, req: req, streams: newStreamCache(req.Query.Foreign), col: newCollector(req)}
-	if err := w.run(ctx); err != nil {
-		return nil, err
-	}
-	return w.col.result(), nil
+	return w.col.result(), &Walked{w: w}, nil
 }
 
 // walker fetches rows in direction order, batch after batch, until the

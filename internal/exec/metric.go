@@ -26,11 +26,13 @@ type MetricRequest struct {
 	SortByValue bool
 	// Splits are the frontend's sub-queries of a range query, in time
 	// order; its queriers apply max_query_series to each sub-query's
-	// answer. With Backward, the request's direction, they decide how the
-	// frontend merges the answers (mergeMatrixSplits).
-	Splits   []SplitRange
-	Backward bool
+	// answer, and the frontend reads each answer's steps (jamTwins).
+	Splits []SplitRange
 }
+
+// SplitRange is one sub-query of Loki's query frontend: the steps from
+// Start to End (Unix ns, both included).
+type SplitRange struct{ Start, End int64 }
 
 // ResultKind is Loki's resultType.
 type ResultKind int
@@ -197,14 +199,8 @@ func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
 			series[j].Points = append(series[j].Points, model.Point{TimestampMs: ms(ev.steps[i]), Value: s.v})
 		}
 	}
-	series = mergeMatrixSplits(series, ev.req.Splits, ev.req.Backward)
-	if len(ev.req.Splits) > 1 {
-		// The frontend's merge orders series by label string; a single
-		// querier answer keeps Prometheus' labels.Compare order.
-		sort.Slice(series, func(i, j int) bool { return series[i].Metric.String() < series[j].Metric.String() })
-	} else {
-		sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
-	}
+	// A querier's order; the frontend merges split answers (mergeMatrix).
+	sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
 	return &MetricResult{Kind: Matrix, Series: series}, nil
 }
 

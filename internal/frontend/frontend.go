@@ -7,7 +7,7 @@
 //     searchable before anything is computed;
 //  3. coalescing (coalesce.go): identical requests in flight share one
 //     execution;
-//  4. the handler, told what the frontend read (engine.ReadState), whose
+//  4. the handler, told what the frontend read (ReadState), whose
 //     metric range queries reuse kept steps (extents.go's store).
 //
 // An answer is cached only when its whole time range ends before now -
@@ -58,6 +58,18 @@ type Config struct {
 	// Retention is the storage's retention (0: none), for AckSeq-keyed
 	// answers: rows it deletes change answers without a push.
 	Retention time.Duration
+	// Engine plans and runs what the query stages hand down (Over).
+	Engine *engine.Engine
+	// Extents, when set, keeps range queries' frozen steps.
+	Extents *Extents
+}
+
+// Over sets the engine the query stages hand down to, and the store of
+// range queries' frozen steps (nil: none). Assembly calls it once, before
+// any request: the engine is built after the frontend, which the writer
+// and the delete requests tell of acknowledged pushes and deletes.
+func (f *Frontend) Over(e *engine.Engine, x *Extents) {
+	f.cfg.Engine, f.cfg.Extents = e, x
 }
 
 // Frontend wraps query handlers.
@@ -162,7 +174,7 @@ func (f *Frontend) Snapshot() Stats {
 
 // Handler answers a request the frontend passes on, told what the
 // frontend read for it.
-type Handler func(w http.ResponseWriter, ctx context.Context, st engine.ReadState)
+type Handler func(w http.ResponseWriter, ctx context.Context, st ReadState)
 
 // Serve answers req through the frontend: from the results cache when it
 // holds the answer, else by h once the tenant's pushes are searchable,
@@ -198,16 +210,16 @@ func (f *Frontend) Serve(w http.ResponseWriter, r *http.Request, req *Request, h
 // which key, and reads what the handler is told. It runs before the wait
 // for the tenant's pushes: a generation or push number a late push moved
 // on is only seen once that push is searchable.
-func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, engine.ReadState) {
+func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, ReadState) {
 	now := f.now()
 	caching := f.cfg.Cache != nil && !req.NoCache
 	frozen := caching && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
 	// Until the tenant's next push (vloki the sole writer).
 	untilPush := !frozen && caching && f.cfg.AckSeq != nil && req.settledByPushes(now, f.cfg.Retention)
 	if !frozen && !untilPush && (req.Route != "query_range" || req.NoCache) {
-		return "", false, engine.ReadState{}
+		return "", false, ReadState{}
 	}
-	var st engine.ReadState
+	var st ReadState
 	st.Generation, st.GenerationOK = f.Generation(ctx, req.Tenant)
 	if f.cfg.AckSeq != nil {
 		st.AckSeq, st.AckSeqOK = f.cfg.AckSeq(req.Tenant), true

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/model"
 )
@@ -47,7 +46,7 @@ func serve(f *Frontend, h http.HandlerFunc, route string, tn uint32, rawQuery st
 		req.Identity = q.Identity
 	}
 	w := httptest.NewRecorder()
-	f.Serve(w, r, req, func(w http.ResponseWriter, ctx context.Context, _ engine.ReadState) {
+	f.Serve(w, r, req, func(w http.ResponseWriter, ctx context.Context, _ ReadState) {
 		h(w, r.WithContext(context.WithValue(ctx, tenantCtxKey{}, req.Tenant)))
 	})
 	return w.Code, w.Body.String()

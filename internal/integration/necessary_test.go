@@ -12,6 +12,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
@@ -92,12 +93,12 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 				for _, dir := range []exec.Direction{exec.Backward, exec.Forward} {
 					req := exec.LogRequest{Start: base.UnixNano(), End: base.Add(time.Hour).UnixNano(), Limit: 5000, Direction: dir}
 					req.Query = pushed
-					a, err := exec.RunLogs(context.Background(), tg.vl, tn, req)
+					a, _, err := exec.Walk(context.Background(), tg.vl, tn, req)
 					if err != nil {
 						t.Fatal(err)
 					}
 					req.Query = &local
-					b, err := exec.RunLogs(context.Background(), tg.vl, tn, req)
+					b, _, err := exec.Walk(context.Background(), tg.vl, tn, req)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -121,7 +122,7 @@ func compareMetricWithoutConditions(t *testing.T, c *backend.Client, tn backend.
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := plan.CompileMetric(e.(logql.SampleExpr), nil)
+	m, err := plan.CompileMetric(frontend.Shard(e.(logql.SampleExpr)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
 	"github.com/vloki/vloki/internal/tenant"
@@ -60,7 +61,7 @@ func compareSumOfRange(t *testing.T, c *backend.Client, tn backend.Tenant, query
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := plan.CompileMetric(e.(logql.SampleExpr), nil)
+	m, err := plan.CompileMetric(frontend.Shard(e.(logql.SampleExpr)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestStreamBucketsMatchRows(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					m, err := plan.CompileMetric(e.(logql.SampleExpr), nil)
+					m, err := plan.CompileMetric(frontend.Shard(e.(logql.SampleExpr)), nil)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
 	"github.com/vloki/vloki/internal/tenant"
@@ -117,10 +118,10 @@ func compileTwice(t *testing.T, query string) (sparse, whole plan.Metric) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if sparse, err = plan.CompileMetric(e.(logql.SampleExpr), nil); err != nil {
+	if sparse, err = plan.CompileMetric(frontend.Shard(e.(logql.SampleExpr)), nil); err != nil {
 		t.Fatal(err)
 	}
-	if whole, err = plan.CompileMetric(e.(logql.SampleExpr), nil); err != nil {
+	if whole, err = plan.CompileMetric(frontend.Shard(e.(logql.SampleExpr)), nil); err != nil {
 		t.Fatal(err)
 	}
 	readWholeSpans(whole)

@@ -164,24 +164,34 @@ var evaluableVectorOps = map[string]bool{
 	"topk": true, "bottomk": true, "sort": true, "sort_desc": true,
 }
 
-// CompileMetric plans a metric expression as Loki's frontend rewrites it.
-func CompileMetric(e logql.SampleExpr, fc *foreign.Config) (Metric, error) {
-	f := &frontend{downstream: map[logql.SampleExpr]bool{}, generated: map[logql.SampleExpr]bool{}}
-	c := &compiler{downstream: f.downstream, generated: f.generated, foreign: fc}
-	m, err := c.metric(f.rewriteQuery(e))
-	if qa, ok := m.(*QuerierAnswer); ok && f.undivided {
-		qa.Whole = true
-	}
-	return m, err
+// Mapping is a metric query as Loki's query frontend mapped it for
+// sharding (frontend.Shard), or as a querier runs it unmapped
+// (QuerierMapping).
+type Mapping struct {
+	Expr logql.SampleExpr
+	// Downstream are the expressions handed to queriers: their answers
+	// are what max_query_series limits.
+	Downstream map[logql.SampleExpr]bool
+	// Generated are the divisions the frontend built itself: they carry no
+	// binary-operation options, which changes how Loki matches them.
+	Generated map[logql.SampleExpr]bool
+	// Undivided: the mapper changed nothing, and the querier's answer is
+	// passed on as it is.
+	Undivided bool
 }
 
-// CompileQuerierMetric plans a metric expression as Loki's querier runs
-// it when no frontend rewrote it (the ruler evaluates that way): the whole
-// answer is the querier's, limited by max_query_series as a whole.
-func CompileQuerierMetric(e logql.SampleExpr, fc *foreign.Config) (Metric, error) {
-	c := &compiler{downstream: map[logql.SampleExpr]bool{e: true}, generated: map[logql.SampleExpr]bool{}, foreign: fc}
-	m, err := c.metric(e)
-	if qa, ok := m.(*QuerierAnswer); ok {
+// QuerierMapping is e as Loki's querier runs it when no frontend mapped
+// it (the ruler evaluates that way): the whole answer is the querier's,
+// limited by max_query_series as a whole.
+func QuerierMapping(e logql.SampleExpr) Mapping {
+	return Mapping{Expr: e, Downstream: map[logql.SampleExpr]bool{e: true}, Generated: map[logql.SampleExpr]bool{}, Undivided: true}
+}
+
+// CompileMetric plans a mapped metric query.
+func CompileMetric(mp Mapping, fc *foreign.Config) (Metric, error) {
+	c := &compiler{downstream: mp.Downstream, generated: mp.Generated, foreign: fc}
+	m, err := c.metric(mp.Expr)
+	if qa, ok := m.(*QuerierAnswer); ok && mp.Undivided {
 		qa.Whole = true
 	}
 	return m, err

@@ -170,7 +170,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		// The budget counts what the query holds, not the answer.
 		MaxBufferedBytes:  cfg.Limits.MaxQueryBufferedBytes,
 		MaxQueryBytesRead: cfg.Limits.MaxQueryBytesRead,
-	}, foreignConfig(cfg, limits)).WithExtents(newExtents(cfg.Frontend, m, acks))
+	}, foreignConfig(cfg, limits))
 	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams, livePatterns)
 	if err != nil {
 		return nil, err
@@ -178,6 +178,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if deletes != nil {
 		eng = eng.WithHidden(deletes.Store.Hidden)
 	}
+	front.Over(eng, newExtents(cfg.Frontend, m, acks))
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()
@@ -433,12 +434,12 @@ func newQueue(c config.QueryScheduler) *queue.Queue {
 
 // newExtents builds the store of range queries' frozen steps, nil when
 // off.
-func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *engine.Extents {
+func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *frontend.Extents {
 	if !c.CacheResults || c.ExtentsMaxBytes <= 0 {
 		return nil
 	}
-	store := frontend.NewExtentStore[*engine.Extent](c.ExtentsMaxBytes)
-	x := &engine.Extents{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now}
+	store := frontend.NewExtentStore[*frontend.Extent](c.ExtentsMaxBytes)
+	x := &frontend.Extents{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now}
 	if acks != nil {
 		x.Acks = acks
 	}

@@ -54,7 +54,7 @@ func QueryFunc(e Engine, t backend.Tenant, wait func(context.Context, backend.Te
 			// Loki's engine answers streams, which its ruler refuses.
 			return nil, ErrNotVectorOrScalar
 		}
-		res, err := e.Instant(ctx, t, engine.InstantRequest{Expr: expr, Time: ts, Direction: exec.Forward, AsQuerier: true})
+		res, err := e.Instant(ctx, t, engine.InstantRequest{Expr: expr, Time: ts, Direction: exec.Forward})
 		if err != nil {
 			return nil, fmt.Errorf("rule evaluation failed: %w", err)
 		}

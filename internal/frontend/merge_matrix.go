@@ -1,14 +1,24 @@
-package exec
+package frontend
 
 import (
 	"sort"
 
+	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/model"
 )
 
-// SplitRange is one sub-query of Loki's query frontend: the steps from
-// Start to End (Unix ns, both included).
-type SplitRange struct{ Start, End int64 }
+// mergeMatrix is a range query's answer as the frontend assembles it from
+// its sub-queries' (the engine's answer holds every sub-query's points in
+// one matrix, series in Prometheus' labels.Compare order, a querier's).
+// Series of a split query come ordered by their label string.
+func mergeMatrix(res *exec.MetricResult, splits []exec.SplitRange, backward bool) {
+	if res.Kind != exec.Matrix || len(splits) < 2 {
+		return
+	}
+	series := mergeMatrixSplits(res.Series, splits, backward)
+	sort.Slice(series, func(i, j int) bool { return series[i].Metric.String() < series[j].Metric.String() })
+	res.Series = series
+}
 
 // mergeMatrixSplits replays how Loki's frontend assembles a range query from
 // its sub-queries' answers (prometheusCodec.MergeResponse): the answers,
@@ -19,7 +29,7 @@ type SplitRange struct{ Start, End int64 }
 // least the split interval overlap by one step, and an answer whose first
 // series starts one step late can then sort after its successor and lose
 // its points; Loki's clients see that, so vloki answers it too.
-func mergeMatrixSplits(series []model.Series, splits []SplitRange, backward bool) []model.Series {
+func mergeMatrixSplits(series []model.Series, splits []exec.SplitRange, backward bool) []model.Series {
 	if len(splits) < 2 {
 		return series
 	}
@@ -56,7 +66,7 @@ func mergeMatrixSplits(series []model.Series, splits []SplitRange, backward bool
 }
 
 type splitAnswer struct {
-	split   SplitRange
+	split   exec.SplitRange
 	minTime int64 // ms; -1 for an answer without series
 }
 
@@ -79,7 +89,7 @@ func chronological(answers []splitAnswer) bool {
 
 // firstPointMs is the first point of the first series (in order) with a
 // point in the split, or -1.
-func firstPointMs(series []model.Series, order []int, sp SplitRange) int64 {
+func firstPointMs(series []model.Series, order []int, sp exec.SplitRange) int64 {
 	for _, i := range order {
 		if ps := pointsIn(series[i].Points, sp); len(ps) > 0 {
 			return ps[0].TimestampMs
@@ -88,7 +98,7 @@ func firstPointMs(series []model.Series, order []int, sp SplitRange) int64 {
 	return -1
 }
 
-func pointsIn(ps []model.Point, sp SplitRange) []model.Point {
+func pointsIn(ps []model.Point, sp exec.SplitRange) []model.Point {
 	lo := sort.Search(len(ps), func(i int) bool { return ps[i].TimestampMs >= ms(sp.Start) })
 	hi := sort.Search(len(ps), func(i int) bool { return ps[i].TimestampMs > ms(sp.End) })
 	return ps[lo:hi]
@@ -104,3 +114,6 @@ func appendAfter(dst, ps []model.Point) []model.Point {
 	}
 	return append(dst, ps...)
 }
+
+// ms is Unix ns in ms.
+func ms(ns int64) int64 { return ns / 1e6 }

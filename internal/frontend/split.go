@@ -1,4 +1,4 @@
-package engine
+package frontend
 
 import (
 	"time"
@@ -9,6 +9,19 @@ import (
 
 // splitInterval is Loki's default split_queries_by_interval.
 const splitInterval = int64(time.Hour)
+
+// alignToStep rounds start down and end up to multiples of the step, as
+// Loki's query frontend does before splitting a metric query (the step
+// counts in whole milliseconds there).
+func alignToStep(start, end, step int64) (int64, int64) {
+	if step <= 0 {
+		return start, end
+	}
+	if mod := end % step; mod != 0 {
+		end += step - mod
+	}
+	return start - start%step, end
+}
 
 // splitRanges are the sub-queries Loki's frontend makes of a metric range
 // query (metricQuerySplitter.split with the default interval, start and
@@ -47,35 +60,16 @@ func nextIntervalBoundary(t, step, interval int64) int64 {
 	return target
 }
 
-// maxRange is the longest range plus offset of the query's range
-// aggregations: how far before the first step the query reads.
-func maxRange(e logql.SampleExpr) int64 {
-	var out int64
-	logql.Walk(e, func(n logql.Expr) bool {
-		if r, ok := n.(*logql.RangeAggregationExpr); ok {
-			out = max(out, int64(r.Left.Interval+r.Left.Offset))
-		}
-		return true
-	})
-	return out
-}
-
 // splitIntervalFor is the frontend's split interval for the query: the
 // default, or the longest range when longer (reduceSplitIntervalForRangeVector;
 // offsets do not count there).
 func splitIntervalFor(e logql.SampleExpr) int64 {
-	return max(splitInterval, longestRange(e))
-}
-
-// longestRange is the longest range of the query's range aggregations,
-// without offsets.
-func longestRange(e logql.SampleExpr) int64 {
-	var out int64
+	var longest int64
 	logql.Walk(e, func(n logql.Expr) bool {
 		if r, ok := n.(*logql.RangeAggregationExpr); ok {
-			out = max(out, int64(r.Left.Interval))
+			longest = max(longest, int64(r.Left.Interval))
 		}
 		return true
 	})
-	return out
+	return max(splitInterval, longest)
 }

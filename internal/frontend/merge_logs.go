@@ -1,11 +1,12 @@
-package exec
+package frontend
 
 import (
 	"container/heap"
 	"context"
 	"sort"
 
-	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/engine"
+	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -17,7 +18,33 @@ const lokiSplit = int64(3600e9)
 // them with a heap ordered by timestamp alone. Which of several entries
 // sharing the timestamp at the limit survive is decided by that heap's
 // layout, so when the limit cuts through such a group vloki replays the
-// merge.
+// merge; otherwise one querier answer over the whole range is the same.
+
+// answerLogs answers a planned log query as Loki's frontend does.
+func answerLogs(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error) {
+	req := run.Request()
+	parts := logSplits(req.Start, req.End, req.Direction)
+	if req.IntervalNs > 0 && len(parts) > 1 {
+		// Each of Loki's hourly sub-queries applies the interval afresh.
+		return splitMerge(ctx, run)
+	}
+	res, walked, err := run.Whole(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 1 {
+		accumulate(res.Streams, req.Direction)
+		return res, nil
+	}
+	cut, err := walked.CutsTie(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cut || sharesTimestamps(res.Streams) {
+		return splitMerge(ctx, run)
+	}
+	return res, nil
+}
 
 // accumulate reorders each stream of one querier answer as the frontend's
 // stream accumulator does before the frontend reads it: Go's sort.Slice,
@@ -27,14 +54,14 @@ const lokiSplit = int64(3600e9)
 // querier's answer (backend.SeqField), are moved by it: deterministically,
 // but as the sort's pivots fall (up to 12 entries, insertion sort
 // reverses them twice, leaving them in place).
-func accumulate(streams []model.Stream, dir Direction) {
+func accumulate(streams []model.Stream, dir exec.Direction) {
 	for _, s := range streams {
 		e := s.Entries
 		if !hasTies(e) {
 			continue // distinct timestamps in order: any sort leaves them so
 		}
 		less := func(i, j int) bool { return e[i].TimestampNs <= e[j].TimestampNs }
-		if dir == Backward {
+		if dir == exec.Backward {
 			less = func(i, j int) bool { return e[j].TimestampNs <= e[i].TimestampNs }
 		}
 		sort.Slice(e, less)
@@ -64,46 +91,15 @@ func hasTies(e []model.Entry) bool {
 	return false
 }
 
-// cutsTie reports whether entries passing the pipeline at the last
-// collected timestamp were left out by the limit.
-func (w *walker) cutsTie(ctx context.Context) (bool, error) {
-	col := w.col
-	if !col.full() || col.last == nil || w.req.IntervalNs != 0 {
-		return false, nil
-	}
-	ts := col.last.ts
-	rows, err := w.fetch(ctx, ts, ts, 0)
-	if err != nil {
-		return false, err
-	}
-	w.sortRows(rows)
-	all := LogRequest{Query: w.req.Query, Limit: len(rows) + 1, Direction: w.req.Direction, Categorize: w.req.Categorize}
-	probe := newCollector(all)
-	probe.addAll(rows)
-	return probe.emittedN > countAt(col, ts), nil
-}
-
-func countAt(c *collector, ts int64) int {
-	n := 0
-	for _, s := range c.streams {
-		for _, e := range s.Entries {
-			if e.TimestampNs == ts {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-// splits are Loki's intervals over [start, end): hour-aligned, the first
-// starting at start, in the order the frontend reads them.
-func splits(start, end int64, dir Direction) [][2]int64 {
+// logSplits are Loki's intervals over [start, end): hour-aligned, the
+// first starting at start, in the order the frontend reads them.
+func logSplits(start, end int64, dir exec.Direction) [][2]int64 {
 	var out [][2]int64
 	for s := start - start%lokiSplit; s < end; s += lokiSplit {
 		lo, hi := max(s, start), min(s+lokiSplit, end)
 		out = append(out, [2]int64{lo, hi})
 	}
-	if dir == Backward {
+	if dir == exec.Backward {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 			out[i], out[j] = out[j], out[i]
 		}
@@ -111,16 +107,15 @@ func splits(start, end int64, dir Direction) [][2]int64 {
 	return out
 }
 
-// runSplitMerge answers the query the way the frontend does: one answer
+// splitMerge answers the query the way the frontend does: one answer
 // per split until the limit is reached, then the heap merge.
-func runSplitMerge(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, error) {
-	var parts []*LogResult
+func splitMerge(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error) {
+	req := run.Request()
+	var parts []*exec.LogResult
 	total := 0
-	var stats Stats
-	for _, sp := range splits(req.Start, req.End, req.Direction) {
-		r := req
-		r.Start, r.End = sp[0], sp[1]
-		res, err := runWalk(ctx, c, t, r)
+	var stats exec.Stats
+	for _, sp := range logSplits(req.Start, req.End, req.Direction) {
+		res, err := run.Answer(ctx, sp[0], sp[1])
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +127,7 @@ func runSplitMerge(ctx context.Context, c *backend.Client, t backend.Tenant, req
 			break
 		}
 	}
-	out := &LogResult{Streams: mergeSplits(parts, req.Limit, req.Direction), Stats: stats}
+	out := &exec.LogResult{Streams: mergeSplits(parts, req.Limit, req.Direction), Stats: stats}
 	for _, s := range out.Streams {
 		out.Stats.EntriesReturned += len(s.Entries)
 	}
@@ -142,7 +137,7 @@ func runSplitMerge(ctx context.Context, c *backend.Client, t backend.Tenant, req
 // mergeSplits groups the answers' entries by stream, in split order, and
 // takes `limit` of them through a heap of streams ordered by their next
 // entry's timestamp, as Loki's mergeOrderedNonOverlappingStreams does.
-func mergeSplits(parts []*LogResult, limit int, dir Direction) []model.Stream {
+func mergeSplits(parts []*exec.LogResult, limit int, dir exec.Direction) []model.Stream {
 	groups := map[string]*model.Stream{}
 	total := 0
 	for _, p := range parts {
@@ -200,14 +195,14 @@ func mergeSplits(parts []*LogResult, limit int, dir Direction) []model.Stream {
 // fall where container/heap leaves them, as in Loki.
 type streamHeap struct {
 	streams []*model.Stream
-	dir     Direction
+	dir     exec.Direction
 }
 
 func (h *streamHeap) Len() int { return len(h.streams) }
 
 func (h *streamHeap) Less(i, j int) bool {
 	a, b := h.streams[i].Entries[0].TimestampNs, h.streams[j].Entries[0].TimestampNs
-	if h.dir == Forward {
+	if h.dir == exec.Forward {
 		return a < b
 	}
 	return a > b

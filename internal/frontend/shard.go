@@ -1,6 +1,9 @@
-package plan
+package frontend
 
-import "github.com/vloki/vloki/internal/logql"
+import (
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/plan"
+)
 
 // Loki's query frontend maps every metric query for sharding before it
 // runs, even when the data is too small for more than one shard. Two of
@@ -10,10 +13,18 @@ import "github.com/vloki/vloki/internal/logql"
 // (count_over_time(...)). The other rewrites only merge shards and leave
 // values as they are.
 
-// frontend records, while mirroring the shard mapper's walk, the
-// expressions Loki hands to its queriers (downstream): their answers are
-// what max_query_series limits.
-type frontend struct {
+// Shard maps a metric query as Loki's shard mapper does: the rewritten
+// query, the expressions handed to queriers (their answers are what
+// max_query_series limits) and the divisions the frontend built.
+func Shard(e logql.SampleExpr) plan.Mapping {
+	f := &mapper{downstream: map[logql.SampleExpr]bool{}, generated: map[logql.SampleExpr]bool{}}
+	m := f.rewriteQuery(e)
+	return plan.Mapping{Expr: m, Downstream: f.downstream, Generated: f.generated, Undivided: f.undivided}
+}
+
+// mapper records, while mirroring the shard mapper's walk, the
+// expressions Loki hands to its queriers (downstream).
+type mapper struct {
 	downstream map[logql.SampleExpr]bool
 	// generated are the divisions the frontend builds itself: they carry
 	// no binary-operation options, which changes how Loki matches them.
@@ -24,7 +35,7 @@ type frontend struct {
 }
 
 // divide builds the frontend's own lhs / rhs.
-func (f *frontend) divide(lhs, rhs logql.SampleExpr) *logql.BinOpExpr {
+func (f *mapper) divide(lhs, rhs logql.SampleExpr) *logql.BinOpExpr {
 	e := &logql.BinOpExpr{Op: "/", LHS: lhs, RHS: rhs}
 	f.generated[e] = true
 	return e
@@ -32,7 +43,7 @@ func (f *frontend) divide(lhs, rhs logql.SampleExpr) *logql.BinOpExpr {
 
 // rewriteQuery maps a whole query; one nothing in which was handed down
 // runs on a querier whole.
-func (f *frontend) rewriteQuery(e logql.SampleExpr) logql.SampleExpr {
+func (f *mapper) rewriteQuery(e logql.SampleExpr) logql.SampleExpr {
 	m := f.rewrite(e, true)
 	if !f.anyDownstream(m) {
 		f.downstream[m] = true
@@ -42,7 +53,7 @@ func (f *frontend) rewriteQuery(e logql.SampleExpr) logql.SampleExpr {
 }
 
 // frontendRewrite mirrors the shard mapper's walk over e.
-func (f *frontend) rewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
+func (f *mapper) rewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
 	switch e := e.(type) {
 	case *logql.BinOpExpr:
 		cp := *e
@@ -63,7 +74,7 @@ func (f *frontend) rewrite(e logql.SampleExpr, top bool) logql.SampleExpr {
 
 // leg maps an operand of a binary operation; one the mapper left alone
 // is handed down whole, unless it is a number.
-func (f *frontend) leg(e logql.SampleExpr, top bool) logql.SampleExpr {
+func (f *mapper) leg(e logql.SampleExpr, top bool) logql.SampleExpr {
 	m := f.rewrite(e, top)
 	switch m.(type) {
 	case *logql.LiteralExpr, *logql.VectorExpr:
@@ -75,7 +86,7 @@ func (f *frontend) leg(e logql.SampleExpr, top bool) logql.SampleExpr {
 	return m
 }
 
-func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logql.SampleExpr {
+func (f *mapper) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logql.SampleExpr {
 	if !shardable(e, top) {
 		return f.descend(e)
 	}
@@ -102,7 +113,7 @@ var shardMerge = map[string]string{"sum": "sum", "count": "sum", "min": "min", "
 // It changes nothing but under without (...): there a querier can answer
 // two groups that print alike (empty-valued labels dropped), which the
 // frontend's aggregation then merges.
-func (f *frontend) mergeShards(e *logql.VectorAggregationExpr) logql.SampleExpr {
+func (f *mapper) mergeShards(e *logql.VectorAggregationExpr) logql.SampleExpr {
 	op, ok := shardMerge[e.Op]
 	if !ok || e.Grouping == nil || !e.Grouping.Without {
 		return e
@@ -111,14 +122,14 @@ func (f *frontend) mergeShards(e *logql.VectorAggregationExpr) logql.SampleExpr 
 }
 
 // descend leaves the aggregation to the frontend and maps its operand.
-func (f *frontend) descend(e *logql.VectorAggregationExpr) logql.SampleExpr {
+func (f *mapper) descend(e *logql.VectorAggregationExpr) logql.SampleExpr {
 	cp := *e
 	cp.Left = f.rewrite(e.Left, false)
 	return &cp
 }
 
 // anyDownstream reports a handed-down expression in e.
-func (f *frontend) anyDownstream(e logql.SampleExpr) bool {
+func (f *mapper) anyDownstream(e logql.SampleExpr) bool {
 	if f.downstream[e] {
 		return true
 	}
@@ -141,7 +152,7 @@ var rangeMerge = map[string]string{
 	"sum_over_time": "sum", "min_over_time": "min", "max_over_time": "max",
 }
 
-func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
+func (f *mapper) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
 	switch {
 	case !shardable(e, top), e.Op == "quantile_over_time", e.Op == "first_over_time", e.Op == "last_over_time":
 		// Quantiles shard only with probabilistic sketches, first and last

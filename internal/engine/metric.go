@@ -1,0 +1,154 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/plan"
+)
+
+// MetricQuery is a metric query over steps Start, Start+Step, …, End
+// (Unix ns; Step 0: an instant query at Start), as the frontend hands it
+// down: mapped for sharding and split into sub-queries.
+type MetricQuery struct {
+	Mapping    plan.Mapping
+	Start, End int64
+	Step       int64
+	// Splits are the frontend's sub-queries of a range query, in time
+	// order: the querier checks each against max_query_length and
+	// max_query_series. Backward is the request's direction, which orders
+	// them.
+	Splits   []exec.SplitRange
+	Backward bool
+}
+
+// MetricRun is a planned metric query.
+type MetricRun struct {
+	c   *backend.Client
+	t   backend.Tenant
+	req exec.MetricRequest
+	// ownRows: the query reads only vloki's own rows, with the field
+	// names of the whole range (data other agents wrote is read with the
+	// names stored over the query's range, which a part may not share).
+	ownRows bool
+}
+
+// Metric plans q: Loki's refusals, max_query_length per sub-query, the
+// field names stored over its range, the plan and the lines delete
+// requests hide.
+func (e *Engine) Metric(ctx context.Context, t backend.Tenant, q MetricQuery) (*MetricRun, error) {
+	se := q.Mapping.Expr
+	var refused *logql.RefusedError
+	if errors.As(logql.Refusal(se), &refused) {
+		return nil, &Error{Status: refused.Status, Msg: refused.Msg}
+	}
+	if q.Step > 0 {
+		if err := e.checkSplitLengths(q, se); err != nil {
+			return nil, err
+		}
+	}
+	f, err := e.Foreign(ctx, t, q.Start-maxRange(se), q.End)
+	if err != nil {
+		return nil, err
+	}
+	m, err := plan.CompileMetric(q.Mapping, f)
+	if err != nil {
+		return nil, err
+	}
+	plan.HideMetric(m, e.Hidden(t))
+	return &MetricRun{c: e.c, t: t, ownRows: f == nil, req: exec.MetricRequest{
+		Query: m, Start: q.Start, End: q.End, Step: q.Step, MaxSeries: e.limits.MaxQuerySeries,
+		SortByValue: sortsByValue(se), Splits: q.Splits, MaxBufferedBytes: e.limits.MaxBufferedBytes,
+	}}, nil
+}
+
+// Request is the planned query.
+func (r *MetricRun) Request() exec.MetricRequest { return r.req }
+
+// OwnRows reports a query of vloki's own rows only.
+func (r *MetricRun) OwnRows() bool { return r.ownRows }
+
+// Run evaluates the whole query.
+func (r *MetricRun) Run(ctx context.Context) (*exec.MetricResult, error) {
+	return exec.RunMetric(ctx, r.c, r.t, r.req)
+}
+
+// Steps evaluates the steps from `from` on, after the kept ones (whose
+// series count against max_query_series).
+func (r *MetricRun) Steps(ctx context.Context, from int64, kept *exec.Steps) (*exec.Steps, error) {
+	rest := r.req
+	rest.Start = from
+	return exec.EvalSteps(ctx, r.c, r.t, rest, kept)
+}
+
+// checkSplitLengths is the max_query_length check of Loki's queriers on
+// a range query: a sub-query (the whole query when unsplit) reads from its
+// start less the longest range to its end (offsets shift both). The first
+// failing sub-query in request order names its length.
+func (e *Engine) checkSplitLengths(q MetricQuery, se logql.SampleExpr) error {
+	if e.limits.MaxQueryLength <= 0 {
+		return nil
+	}
+	splits := q.Splits
+	if len(splits) == 0 {
+		splits = []exec.SplitRange{{Start: q.Start, End: q.End}}
+	}
+	longest := longestRange(se)
+	for i := range splits {
+		sp := splits[i]
+		if q.Backward {
+			sp = splits[len(splits)-1-i]
+		}
+		length := time.Duration(sp.End - sp.Start + longest)
+		if length > e.limits.MaxQueryLength {
+			return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("the query time range exceeds the limit (query length: %s, limit: %s)", length, model.Duration(e.limits.MaxQueryLength))}
+		}
+	}
+	return nil
+}
+
+// maxRange is the longest range plus offset of the query's range
+// aggregations: how far before the first step the query reads.
+func maxRange(e logql.SampleExpr) int64 {
+	var out int64
+	logql.Walk(e, func(n logql.Expr) bool {
+		if r, ok := n.(*logql.RangeAggregationExpr); ok {
+			out = max(out, int64(r.Left.Interval+r.Left.Offset))
+		}
+		return true
+	})
+	return out
+}
+
+// longestRange is the longest range of the query's range aggregations,
+// without offsets.
+func longestRange(e logql.SampleExpr) int64 {
+	var out int64
+	logql.Walk(e, func(n logql.Expr) bool {
+		if r, ok := n.(*logql.RangeAggregationExpr); ok {
+			out = max(out, int64(r.Left.Interval))
+		}
+		return true
+	})
+	return out
+}
+
+// sortsByValue reports a sort or sort_desc anywhere in the query, which
+// makes Loki keep an instant vector in value order.
+func sortsByValue(e logql.SampleExpr) bool {
+	switch e := e.(type) {
+	case *logql.VectorAggregationExpr:
+		return e.Op == "sort" || e.Op == "sort_desc" || sortsByValue(e.Left)
+	case *logql.BinOpExpr:
+		return sortsByValue(e.LHS) || sortsByValue(e.RHS)
+	}
+	return false
+}
