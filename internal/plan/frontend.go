@@ -25,7 +25,7 @@ type frontend struct {
 
 // divide builds the frontend's own lhs / rhs.
 func (f *frontend) divide(lhs, rhs logql.SampleExpr) *logql.BinOpExpr {
-	e := &logql.BinOpExpr{Op: "/", LHS: lhs, RHS: rhs}
+	e := &logql.BinOpExpr{Op: logql.OpDiv, LHS: lhs, RHS: rhs}
 	f.generated[e] = true
 	return e
 }
@@ -80,12 +80,12 @@ func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) lo
 		return f.descend(e)
 	}
 	switch e.Op {
-	case "avg":
+	case logql.OpAvg:
 		return f.rewrite(f.divide(
-			&logql.VectorAggregationExpr{Op: "sum", Left: e.Left, Grouping: e.Grouping},
-			&logql.VectorAggregationExpr{Op: "count", Left: e.Left, Grouping: e.Grouping},
+			&logql.VectorAggregationExpr{Op: logql.OpSum, Left: e.Left, Grouping: e.Grouping},
+			&logql.VectorAggregationExpr{Op: logql.OpCount, Left: e.Left, Grouping: e.Grouping},
 		), top)
-	case "min", "max", "count":
+	case logql.OpMin, logql.OpMax, logql.OpCount:
 		if reducesLabels(e.Left) {
 			return f.descend(e)
 		}
@@ -94,17 +94,13 @@ func (f *frontend) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) lo
 	return f.mergeShards(e)
 }
 
-// shardMerge is the aggregation that merges a handed-down vector
-// aggregation's shards.
-var shardMerge = map[string]string{"sum": "sum", "count": "sum", "min": "min", "max": "max"}
-
 // mergeShards adds the frontend's aggregation over the shards' answers.
 // It changes nothing but under without (...): there a querier can answer
 // two groups that print alike (empty-valued labels dropped), which the
 // frontend's aggregation then merges.
 func (f *frontend) mergeShards(e *logql.VectorAggregationExpr) logql.SampleExpr {
-	op, ok := shardMerge[e.Op]
-	if !ok || e.Grouping == nil || !e.Grouping.Without {
+	op := vectorOpPlans[e.Op].shardMerge
+	if op == 0 || e.Grouping == nil || !e.Grouping.Without {
 		return e
 	}
 	return &logql.VectorAggregationExpr{Op: op, Grouping: e.Grouping, Left: e}
@@ -133,17 +129,9 @@ func (f *frontend) anyDownstream(e logql.SampleExpr) bool {
 	return false
 }
 
-// rangeMerge is how the mapper merges a range aggregation's shards when
-// the same series may come from several: a vector aggregation, which
-// regroups the labels (without () drops empty-valued ones).
-var rangeMerge = map[string]string{
-	"count_over_time": "sum", "rate": "sum", "bytes_over_time": "sum", "bytes_rate": "sum",
-	"sum_over_time": "sum", "min_over_time": "min", "max_over_time": "max",
-}
-
 func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
 	switch {
-	case !shardable(e, top), e.Op == "quantile_over_time", e.Op == "first_over_time", e.Op == "last_over_time":
+	case !shardable(e, top), rangeOpPlans[e.Op].shard.kept:
 		// Quantiles shard only with probabilistic sketches, first and last
 		// behind feature flags; all off by default, so the mapper leaves
 		// them as they are.
@@ -157,11 +145,14 @@ func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logq
 	if g == nil {
 		g = &logql.Grouping{Without: true}
 	}
-	if merger, ok := rangeMerge[e.Op]; ok {
+	// The mapper merges a range aggregation's shards when the same series
+	// may come from several with a vector aggregation, which regroups the
+	// labels (without () drops empty-valued ones).
+	if merger := rangeOpPlans[e.Op].shard.merge; merger != 0 {
 		f.downstream[e] = true
 		return &logql.VectorAggregationExpr{Op: merger, Grouping: g, Left: e}
 	}
-	if e.Op != "avg_over_time" {
+	if e.Op != logql.OpAvgOverTime {
 		f.downstream[e] = true
 		return e
 	}
@@ -171,21 +162,13 @@ func (f *frontend) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logq
 	}
 	countRange := *e.Left
 	countRange.Unwrap = nil
-	lhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: g,
-		Left: &logql.RangeAggregationExpr{Op: "sum_over_time", Left: e.Left}}
-	rhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: rhsGroup,
-		Left: &logql.RangeAggregationExpr{Op: "count_over_time", Left: &countRange}}
+	lhs := &logql.VectorAggregationExpr{Op: logql.OpSum, Grouping: g,
+		Left: &logql.RangeAggregationExpr{Op: logql.OpSumOverTime, Left: e.Left}}
+	rhs := &logql.VectorAggregationExpr{Op: logql.OpSum, Grouping: rhsGroup,
+		Left: &logql.RangeAggregationExpr{Op: logql.OpCountOverTime, Left: &countRange}}
 	f.downstream[lhs], f.downstream[rhs] = true, true
 	return f.divide(f.mergeShards(lhs), f.mergeShards(rhs))
 }
-
-var shardableRangeOps = map[string]bool{
-	"avg_over_time": true, "count_over_time": true, "first_over_time": true, "last_over_time": true,
-	"rate": true, "bytes_over_time": true, "bytes_rate": true, "sum_over_time": true,
-	"max_over_time": true, "min_over_time": true, "quantile_over_time": true,
-}
-
-var shardableVecOps = map[string]bool{"sum": true, "avg": true, "count": true, "max": true, "min": true, "approx_topk": true}
 
 // shardable is Loki's Shardable: every stage shards; what decides is the
 // operations and how they reduce labels.
@@ -199,7 +182,7 @@ func shardable(e logql.SampleExpr, top bool) bool {
 		}
 		return shardable(e.LHS, top) && shardable(e.RHS, top)
 	case *logql.RangeAggregationExpr:
-		return shardableRangeOps[e.Op] && (e.Op != "quantile_over_time" || top)
+		return rangeOpPlans[e.Op].shard.when.holds(top)
 	case *logql.VectorAggregationExpr:
 		return shardableVectorAgg(e, top)
 	}
@@ -207,17 +190,17 @@ func shardable(e logql.SampleExpr, top bool) bool {
 }
 
 func shardableVectorAgg(e *logql.VectorAggregationExpr, top bool) bool {
-	if !shardableVecOps[e.Op] || !shardable(e.Left, top) {
+	if !vectorOpPlans[e.Op].shardable || !shardable(e.Left, top) {
 		return false
 	}
 	switch e.Op {
-	case "count", "avg":
+	case logql.OpCount, logql.OpAvg:
 		return !reducesLabels(e.Left)
-	case "max", "min":
+	case logql.OpMax, logql.OpMin:
 		_, isRange := e.Left.(*logql.RangeAggregationExpr)
 		return isRange && shardable(e.Left, false)
-	case "sum":
-		if child, ok := e.Left.(*logql.VectorAggregationExpr); ok && (child.Op == "min" || child.Op == "max") {
+	case logql.OpSum:
+		if child, ok := e.Left.(*logql.VectorAggregationExpr); ok && (child.Op == logql.OpMin || child.Op == logql.OpMax) {
 			return false
 		}
 	}

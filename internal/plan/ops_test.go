@@ -1,0 +1,153 @@
+package plan
+
+import (
+	"testing"
+
+	"github.com/vloki/vloki/internal/logql"
+)
+
+// TestEveryOpHasAPlanRow fails for an operator logql registers without a
+// row here, or a row that contradicts logql's.
+func TestEveryOpHasAPlanRow(t *testing.T) {
+	for _, op := range logql.RangeOps() {
+		row, ok := rangeOpPlans[op]
+		switch {
+		case !ok:
+			t.Errorf("%s: no row in rangeOpPlans", op)
+		case row.bucket != nil && op.Unwrap() == logql.UnwrapRequired:
+			t.Errorf("%s: VictoriaLogs' buckets cannot sum unwrapped values", op)
+		case row.shard.merge != 0 && !vectorOpPlans[row.shard.merge].shardable:
+			t.Errorf("%s: merged by %s, which does not shard", op, row.shard.merge)
+		}
+	}
+	for _, op := range logql.VectorOps() {
+		if _, ok := vectorOpPlans[op]; !ok {
+			t.Errorf("%s: no row in vectorOpPlans", op)
+		}
+	}
+	if len(rangeOpPlans) != len(logql.RangeOps()) || len(vectorOpPlans) != len(logql.VectorOps()) {
+		t.Errorf("rows for operators logql does not register")
+	}
+}
+
+// TestRangeOpPlans checks what the rows decide for each range
+// aggregation: grouped by a label (its own grouping, or a sum's), Loki's
+// frontend merges shards with a vector aggregation, splits avg_over_time
+// into sums and counts, or hands the whole query to one querier (q);
+// VictoriaLogs' buckets answer a sum of counts or line bytes; a sum's
+// grouping is injected into the extraction of the range aggregations
+// Loki injects it into.
+func TestRangeOpPlans(t *testing.T) {
+	want := map[logql.RangeOp]string{
+		logql.OpCountOverTime:    "q(buckets)",
+		logql.OpRate:             "q(buckets)",
+		logql.OpBytesOverTime:    "q(buckets)",
+		logql.OpBytesRate:        "q(buckets)",
+		logql.OpSumOverTime:      "q(sum(range by (a)))",
+		logql.OpRateCounter:      "q(sum(range))",
+		logql.OpAbsentOverTime:   "q(sum(range by ()))",
+		logql.OpAvgOverTime:      "q(sum(range by (a)))/q(buckets)",
+		logql.OpMinOverTime:      "min(q(range by (a)))",
+		logql.OpMaxOverTime:      "max(q(range by (a)))",
+		logql.OpStdvarOverTime:   "q(range by (a))",
+		logql.OpStddevOverTime:   "q(range by (a))",
+		logql.OpQuantileOverTime: "q(range by (a))",
+		logql.OpFirstOverTime:    "q(range by (a))",
+		logql.OpLastOverTime:     "q(range by (a))",
+	}
+	for _, op := range logql.RangeOps() {
+		q := op.String() + "("
+		if op.TakesParam() {
+			q += "0.5, "
+		}
+		q += `{app="x"}`
+		if op.Unwrap() == logql.UnwrapRequired {
+			q += " | unwrap v"
+		}
+		q += " [1m])"
+		if op.TakesGrouping() {
+			q += " by (a)"
+		} else {
+			q = "sum by (a) (" + q + ")"
+		}
+		e, err := logql.ParseExpr(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		m, err := CompileMetric(e.(logql.SampleExpr), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if got := shape(m); got != want[op] {
+			t.Errorf("%s: planned %s, want %s", q, got, want[op])
+		}
+	}
+}
+
+// TestVectorOpPlans checks the shard rows: an aggregation without () of
+// a range aggregation is handed to a querier and its shards merged by
+// the row's aggregation; avg is split into a sum and a count; the
+// frontend evaluates the others over what queriers answer for the range
+// aggregation.
+func TestVectorOpPlans(t *testing.T) {
+	want := map[logql.VectorOp]string{
+		logql.OpSum:      "sum(q(sum(range without ())))",
+		logql.OpCount:    "sum(q(count(range)))",
+		logql.OpMin:      "min(q(min(range)))",
+		logql.OpMax:      "max(q(max(range)))",
+		logql.OpAvg:      "sum(q(sum(range without ())))/sum(q(count(range)))",
+		logql.OpStddev:   "stddev(q(range))",
+		logql.OpStdvar:   "stdvar(q(range))",
+		logql.OpTopK:     "topk(q(range))",
+		logql.OpBottomK:  "bottomk(q(range))",
+		logql.OpSort:     "sort(q(range))",
+		logql.OpSortDesc: "sort_desc(q(range))",
+	}
+	for _, op := range logql.VectorOps() {
+		param := ""
+		if op.TakesParam() {
+			param = "2, "
+		}
+		q := op.String() + " without () (" + param + `count_over_time({app="x"} | json [1m]))`
+		if op.Refusal() != nil {
+			q = op.String() + "(" + param + `count_over_time({app="x"} | json [1m]))`
+		}
+		e, err := logql.ParseExpr(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		m, err := CompileMetric(e.(logql.SampleExpr), nil)
+		if op.Refusal() != nil {
+			if err == nil {
+				t.Errorf("%s: planned, though vloki does not evaluate it", q)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		if got := shape(m); got != want[op] {
+			t.Errorf("%s: planned %s, want %s", q, got, want[op])
+		}
+	}
+}
+
+// shape prints a plan's tree: q() marks what a querier answers.
+func shape(m Metric) string {
+	switch m := m.(type) {
+	case *QuerierAnswer:
+		return "q(" + shape(m.Inner) + ")"
+	case *VectorAgg:
+		return m.Op.String() + "(" + shape(m.Inner) + ")"
+	case *BinOp:
+		return shape(m.LHS) + m.Op.String() + shape(m.RHS)
+	case *SumOfRange:
+		return "buckets"
+	case *RangeAgg:
+		if g := m.Grouping; g != nil {
+			return "range" + g.String()
+		}
+		return "range"
+	}
+	return "?"
+}
