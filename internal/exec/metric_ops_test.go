@@ -49,7 +49,7 @@ func TestBucketsMatchWindows(t *testing.T) {
 		}
 		pushed++
 		m := &plan.RangeAgg{Op: op, Range: 5e9}
-		if got, want := m.BucketValue(int64(len(lines)), 49), rangeValue(m, ts, lines); got != want {
+		if got, want := m.WindowFromBuckets()(int64(len(lines)), 49), rangeEvals[m.Op].window(m, ts, lines); got != want {
 			t.Errorf("%s: buckets give %v, rows %v", op, got, want)
 		}
 	}

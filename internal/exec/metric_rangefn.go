@@ -7,11 +7,9 @@ import (
 	"github.com/vloki/vloki/internal/plan"
 )
 
-// rangeValue applies the range function to one window's samples
-// (timestamps in ns, values), with Loki's arithmetic.
-func rangeValue(m *plan.RangeAgg, ts []int64, vals []float64) float64 {
-	return rangeEvals[m.Op].window(m, ts, vals)
-}
+// The range aggregations' window functions (rangeEval.window): the value
+// of one window's samples (timestamps in ns, values), with Loki's
+// arithmetic.
 
 func windowCount(_ *plan.RangeAgg, _ []int64, vals []float64) float64 { return float64(len(vals)) }
 

@@ -45,7 +45,7 @@ func TestRangeFunctions(t *testing.T) {
 		if c.unwrap {
 			m.Unwrap = &plan.Unwrap{Label: "x"}
 		}
-		if got := rangeValue(m, ts, vals); got != c.want {
+		if got := rangeEvals[m.Op].window(m, ts, vals); got != c.want {
 			t.Errorf("%s(%v) = %v, want %v", c.op, c.param, got, c.want)
 		}
 		tested[c.op] = true

@@ -87,9 +87,10 @@ func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string
 	for i := range out.vectors {
 		out.vectors[i] = cells[i*len(groups) : i*len(groups) : (i+1)*len(groups)]
 	}
+	valueOf := m.WindowFromBuckets()
 	for _, g := range groups {
 		g.windows(ev.steps, first, bucket, perWindow, func(i int, count, bytes int64) {
-			out.vectors[i] = append(out.vectors[i], sample{labels: g.labels, v: m.BucketValue(count, bytes)})
+			out.vectors[i] = append(out.vectors[i], sample{labels: g.labels, v: valueOf(count, bytes)})
 		})
 	}
 	return out, true, nil

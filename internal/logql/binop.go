@@ -78,11 +78,12 @@ func LookupBinaryOp(name string) (BinaryOp, bool) {
 	return op, ok
 }
 
-func (op BinaryOp) row() binarySyntax {
+// row is op's row; an invalid op's is empty.
+func (op BinaryOp) row() *binarySyntax {
 	if op < binaryOpEnd {
-		return binaryOps[op]
+		return &binaryOps[op]
 	}
-	return binarySyntax{}
+	return &binarySyntax{}
 }
 
 func (op BinaryOp) String() string { return nameOr(op.row().name, "BinaryOp", op) }

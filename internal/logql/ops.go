@@ -90,17 +90,18 @@ func LookupRangeOp(name string) (RangeOp, bool) {
 	return op, ok
 }
 
-func (op RangeOp) row() rangeSyntax {
+// row is op's row; an invalid op's is empty.
+func (op RangeOp) row() *rangeSyntax {
 	if op < rangeOpEnd {
-		return rangeOps[op]
+		return &rangeOps[op]
 	}
-	return rangeSyntax{}
+	return &rangeSyntax{}
 }
 
 func (op RangeOp) String() string { return nameOr(op.row().name, "RangeOp", op) }
 
-// Unwrap is whether the aggregation reads `| unwrap`.
-func (op RangeOp) Unwrap() UnwrapRule { return op.row().unwrap }
+// UnwrapRule is whether the aggregation reads `| unwrap`.
+func (op RangeOp) UnwrapRule() UnwrapRule { return op.row().unwrap }
 
 // TakesParam reports quantile_over_time's leading quantile.
 func (op RangeOp) TakesParam() bool { return op.row().param }
@@ -189,11 +190,12 @@ func LookupVectorOp(name string) (VectorOp, bool) {
 	return op, ok
 }
 
-func (op VectorOp) row() vectorSyntax {
+// row is op's row; an invalid op's is empty.
+func (op VectorOp) row() *vectorSyntax {
 	if op < vectorOpEnd {
-		return vectorOps[op]
+		return &vectorOps[op]
 	}
-	return vectorSyntax{}
+	return &vectorSyntax{}
 }
 
 func (op VectorOp) String() string { return nameOr(op.row().name, "VectorOp", op) }

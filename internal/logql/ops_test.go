@@ -42,7 +42,7 @@ func rangeCall(op RangeOp) string {
 	if op.TakesParam() {
 		param = "0.5,"
 	}
-	if op.Unwrap() == UnwrapRequired {
+	if op.UnwrapRule() == UnwrapRequired {
 		unwrap = " | unwrap x"
 	}
 	return op.String() + "(" + param + `{a="b"}` + unwrap + "[1m])"
@@ -59,7 +59,7 @@ func TestRangeOpsParse(t *testing.T) {
 		}
 		roundTrip(t, q, func(e Expr) bool { r, ok := e.(*RangeAggregationExpr); return ok && r.Op == op })
 		wantError(t, "-"+q, "syntax error: unexpected "+strings.ToUpper(op.String())+", expecting NUMBER")
-		switch op.Unwrap() {
+		switch op.UnwrapRule() {
 		case UnwrapRequired:
 			wantError(t, strings.Replace(q, " | unwrap x", "", 1), "invalid aggregation "+op.String()+" without unwrap")
 		case UnwrapForbidden:

@@ -55,9 +55,9 @@ func validateSample(e SampleExpr, forFormat bool) error {
 
 func validateUnwrap(e *RangeAggregationExpr) error {
 	switch {
-	case e.Left.Unwrap != nil && e.Op.Unwrap() == UnwrapForbidden:
+	case e.Left.Unwrap != nil && e.Op.UnwrapRule() == UnwrapForbidden:
 		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s with unwrap", e.Op)}
-	case e.Left.Unwrap == nil && e.Op.Unwrap() == UnwrapRequired:
+	case e.Left.Unwrap == nil && e.Op.UnwrapRule() == UnwrapRequired:
 		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s without unwrap", e.Op)}
 	}
 	return nil

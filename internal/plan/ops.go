@@ -95,10 +95,16 @@ var vectorOpPlans = map[logql.VectorOp]vectorOpPlan{
 	logql.OpSortDesc:   {},
 }
 
-// BucketValue is the value of a window from VictoriaLogs' count of its
-// rows and the bytes of their lines (see SumOfRange).
-func (ra *RangeAgg) BucketValue(count, bytes int64) float64 {
-	return rangeOpPlans[ra.Op].bucket(count, bytes, float64(ra.Range)/1e9)
+// WindowFromBuckets returns how a window's value follows from
+// VictoriaLogs' count of its rows and the bytes of their lines (see
+// SumOfRange); nil when the buckets cannot answer.
+func (ra *RangeAgg) WindowFromBuckets() func(count, bytes int64) float64 {
+	bucket := rangeOpPlans[ra.Op].bucket
+	if bucket == nil {
+		return nil
+	}
+	seconds := float64(ra.Range) / 1e9
+	return func(count, bytes int64) float64 { return bucket(count, bytes, seconds) }
 }
 
 // Bucketable reports that VictoriaLogs' stats buckets can answer the

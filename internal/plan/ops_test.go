@@ -14,7 +14,7 @@ func TestEveryOpHasAPlanRow(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s: no row in rangeOpPlans", op)
-		case row.bucket != nil && op.Unwrap() == logql.UnwrapRequired:
+		case row.bucket != nil && op.UnwrapRule() == logql.UnwrapRequired:
 			t.Errorf("%s: VictoriaLogs' buckets cannot sum unwrapped values", op)
 		case row.shard.merge != 0 && !vectorOpPlans[row.shard.merge].shardable:
 			t.Errorf("%s: merged by %s, which does not shard", op, row.shard.merge)
@@ -61,7 +61,7 @@ func TestRangeOpPlans(t *testing.T) {
 			q += "0.5, "
 		}
 		q += `{app="x"}`
-		if op.Unwrap() == logql.UnwrapRequired {
+		if op.UnwrapRule() == logql.UnwrapRequired {
 			q += " | unwrap v"
 		}
 		q += " [1m])"
