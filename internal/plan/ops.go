@@ -44,22 +44,23 @@ const (
 func (s shardability) holds(top bool) bool { return s == shardAlways || (s == shardAtTop && top) }
 
 var (
-	mergeSum = rangeSharding{when: shardAlways, merge: logql.OpSum}
-	keptAs   = rangeSharding{when: shardAlways, kept: true}
+	mergedBySum = rangeSharding{when: shardAlways, merge: logql.OpSum}
+	keptWhole   = rangeSharding{when: shardAlways, kept: true}
 )
 
 var rangeOpPlans = map[logql.RangeOp]rangeOpPlan{
-	logql.OpCountOverTime:    {bucket: bucketCount, sumGrouping: true, shard: mergeSum},
-	logql.OpRate:             {bucket: bucketCountRate, sumGrouping: true, shard: mergeSum},
-	logql.OpBytesOverTime:    {bucket: bucketBytes, sumGrouping: true, shard: mergeSum},
-	logql.OpBytesRate:        {bucket: bucketBytesRate, sumGrouping: true, shard: mergeSum},
-	logql.OpSumOverTime:      {sumGrouping: true, shard: mergeSum},
+	logql.OpCountOverTime:    {bucket: bucketCount, sumGrouping: true, shard: mergedBySum},
+	logql.OpRate:             {bucket: bucketCountRate, sumGrouping: true, shard: mergedBySum},
+	logql.OpBytesOverTime:    {bucket: bucketBytes, sumGrouping: true, shard: mergedBySum},
+	logql.OpBytesRate:        {bucket: bucketBytesRate, sumGrouping: true, shard: mergedBySum},
+	logql.OpSumOverTime:      {sumGrouping: true, shard: mergedBySum},
 	logql.OpAvgOverTime:      {shard: rangeSharding{when: shardAlways}},
 	logql.OpMinOverTime:      {shard: rangeSharding{when: shardAlways, merge: logql.OpMin}},
 	logql.OpMaxOverTime:      {shard: rangeSharding{when: shardAlways, merge: logql.OpMax}},
 	logql.OpQuantileOverTime: {shard: rangeSharding{when: shardAtTop, kept: true}},
-	logql.OpFirstOverTime:    {shard: keptAs},
-	logql.OpLastOverTime:     {shard: keptAs},
+	logql.OpFirstOverTime:    {shard: keptWhole},
+	logql.OpLastOverTime:     {shard: keptWhole},
+	// Evaluated from rows only, and never sharded.
 	logql.OpStdvarOverTime:   {},
 	logql.OpStddevOverTime:   {},
 	logql.OpRateCounter:      {},
@@ -87,6 +88,7 @@ var vectorOpPlans = map[logql.VectorOp]vectorOpPlan{
 	logql.OpMin:        {shardable: true, shardMerge: logql.OpMin},
 	logql.OpMax:        {shardable: true, shardMerge: logql.OpMax},
 	logql.OpApproxTopK: {shardable: true},
+	// Never sharded: the frontend evaluates them over the queriers' answers.
 	logql.OpStddev:     {},
 	logql.OpStdvar:     {},
 	logql.OpTopK:       {},
