@@ -61,10 +61,10 @@ var rangeOpPlans = map[logql.RangeOp]rangeOpPlan{
 	logql.OpFirstOverTime:    {shard: keptWhole},
 	logql.OpLastOverTime:     {shard: keptWhole},
 	// Evaluated from rows only, and never sharded.
-	logql.OpStdvarOverTime:   {},
-	logql.OpStddevOverTime:   {},
-	logql.OpRateCounter:      {},
-	logql.OpAbsentOverTime:   {},
+	logql.OpStdvarOverTime: {},
+	logql.OpStddevOverTime: {},
+	logql.OpRateCounter:    {},
+	logql.OpAbsentOverTime: {},
 }
 
 func bucketCount(count, _ int64, _ float64) float64           { return float64(count) }
@@ -89,12 +89,12 @@ var vectorOpPlans = map[logql.VectorOp]vectorOpPlan{
 	logql.OpMax:        {shardable: true, shardMerge: logql.OpMax},
 	logql.OpApproxTopK: {shardable: true},
 	// Never sharded: the frontend evaluates them over the queriers' answers.
-	logql.OpStddev:     {},
-	logql.OpStdvar:     {},
-	logql.OpTopK:       {},
-	logql.OpBottomK:    {},
-	logql.OpSort:       {},
-	logql.OpSortDesc:   {},
+	logql.OpStddev:   {},
+	logql.OpStdvar:   {},
+	logql.OpTopK:     {},
+	logql.OpBottomK:  {},
+	logql.OpSort:     {},
+	logql.OpSortDesc: {},
 }
 
 // WindowFromBuckets returns how a window's value follows from
