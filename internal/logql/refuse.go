@@ -16,8 +16,9 @@ var errLiteralEvaluator = &RefusedError{Status: http.StatusInternalServerError,
 
 // Refusal reports whether Loki v3.7.8, with its default limits, refuses to
 // evaluate e: variants (multi-variant queries are off), aggregations it
-// does not enable (approx_topk: shard_aggregations is empty), label_replace over a bare number, other
-// aggregations of a bare number.
+// does not enable (VectorOp.Refusal: approx_topk, as shard_aggregations
+// is empty), label_replace over a bare number, other aggregations of a
+// bare number.
 func Refusal(e Expr) error {
 	var err error
 	Walk(e, func(x Expr) bool {
