@@ -146,7 +146,7 @@ func longestRange(e logql.SampleExpr) int64 {
 func sortsByValue(e logql.SampleExpr) bool {
 	switch e := e.(type) {
 	case *logql.VectorAggregationExpr:
-		return e.Op == "sort" || e.Op == "sort_desc" || sortsByValue(e.Left)
+		return e.Op.SortsByValue() || sortsByValue(e.Left)
 	case *logql.BinOpExpr:
 		return sortsByValue(e.LHS) || sortsByValue(e.RHS)
 	}

@@ -1,5 +1,10 @@
 // Package exec runs compiled plans: it asks VictoriaLogs for rows, applies
 // the local stages, and assembles Loki-shaped results.
+//
+// How each LogQL operator is evaluated (a range aggregation's window
+// function, a vector aggregation's fold and result, a set operator) is
+// one row per operator in metric_ops.go, keyed by logql's typed
+// operators.
 package exec
 
 import (

@@ -22,7 +22,7 @@ func (ev *evaluator) binOp(ctx context.Context, m *plan.BinOp) (value, error) {
 	if lhs.scalar && rhs.scalar {
 		out := value{scalar: true, scalars: make([]float64, len(ev.steps))}
 		for i := range ev.steps {
-			out.scalars[i] = logql.ApplyBinOp(m.Op, lhs.scalars[i], rhs.scalars[i])
+			out.scalars[i] = m.Op.Apply(lhs.scalars[i], rhs.scalars[i])
 		}
 		return out, nil
 	}
@@ -54,23 +54,15 @@ func scalarOp(m *plan.BinOp, vec []sample, scalar float64, inverted bool) []samp
 		if inverted {
 			l, r = scalar, s.v
 		}
-		if isComparison(m.Op) && !m.Bool {
-			if logql.Compare(m.Op, l, r) {
+		if m.Op.IsComparison() && !m.Bool {
+			if m.Op.Compare(l, r) {
 				out = append(out, s)
 			}
 			continue
 		}
-		out = append(out, sample{labels: s.labels, v: logql.ApplyBinOp(m.Op, l, r)})
+		out = append(out, sample{labels: s.labels, v: m.Op.Apply(l, r)})
 	}
 	return out
-}
-
-func isComparison(op string) bool {
-	switch op {
-	case "==", "!=", ">", ">=", "<", "<=":
-		return true
-	}
-	return false
 }
 
 // matchKey is the label signature two samples are matched on.
@@ -110,9 +102,8 @@ var errManyToOne = errors.New("multiple matches for labels: many-to-one matching
 // vectorOp matches samples as Loki's vectorBinop does: one to one, or
 // many to one with group_left / group_right.
 func vectorOp(m *plan.BinOp, lhs, rhs []sample) ([]sample, error) {
-	switch m.Op {
-	case "and", "or", "unless":
-		return setOp(m, lhs, rhs), nil
+	if set, ok := setOps[m.Op]; ok {
+		return set(m, lhs, rhs), nil
 	}
 	card := logql.OneToOne
 	if m.Matching != nil {
@@ -151,13 +142,13 @@ func vectorOp(m *plan.BinOp, lhs, rhs []sample) ([]sample, error) {
 		if card == logql.OneToMany {
 			l, r = r, l
 		}
-		if isComparison(m.Op) && !m.Bool {
-			if logql.Compare(m.Op, l.v, r.v) {
+		if m.Op.IsComparison() && !m.Bool {
+			if m.Op.Compare(l.v, r.v) {
 				out = append(out, sample{labels: labels, v: l.v})
 			}
 			continue
 		}
-		out = append(out, sample{labels: labels, v: logql.ApplyBinOp(m.Op, l.v, r.v)})
+		out = append(out, sample{labels: labels, v: m.Op.Apply(l.v, r.v)})
 	}
 	return out, nil
 }
@@ -212,36 +203,46 @@ func resultLabels(m *plan.BinOp, many, one model.Labels) model.Labels {
 	return withoutEmpty(out)
 }
 
-func setOp(m *plan.BinOp, lhs, rhs []sample) []sample {
-	rightKeys := map[string]bool{}
-	for _, s := range rhs {
-		rightKeys[matchKey(m, s.labels)] = true
-	}
+// andSet keeps the left samples matching a right one.
+func andSet(m *plan.BinOp, lhs, rhs []sample) []sample {
+	right := matchKeys(m, rhs)
 	var out []sample
-	switch m.Op {
-	case "and":
-		for _, s := range lhs {
-			if rightKeys[matchKey(m, s.labels)] {
-				out = append(out, s)
-			}
-		}
-	case "unless":
-		for _, s := range lhs {
-			if !rightKeys[matchKey(m, s.labels)] {
-				out = append(out, s)
-			}
-		}
-	case "or":
-		leftKeys := map[string]bool{}
-		for _, s := range lhs {
-			leftKeys[matchKey(m, s.labels)] = true
+	for _, s := range lhs {
+		if right[matchKey(m, s.labels)] {
 			out = append(out, s)
-		}
-		for _, s := range rhs {
-			if !leftKeys[matchKey(m, s.labels)] {
-				out = append(out, s)
-			}
 		}
 	}
 	return out
+}
+
+// unlessSet keeps the left samples matching no right one.
+func unlessSet(m *plan.BinOp, lhs, rhs []sample) []sample {
+	right := matchKeys(m, rhs)
+	var out []sample
+	for _, s := range lhs {
+		if !right[matchKey(m, s.labels)] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// orSet keeps the left samples, then the right ones matching none of them.
+func orSet(m *plan.BinOp, lhs, rhs []sample) []sample {
+	left := matchKeys(m, lhs)
+	out := append([]sample(nil), lhs...)
+	for _, s := range rhs {
+		if !left[matchKey(m, s.labels)] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func matchKeys(m *plan.BinOp, samples []sample) map[string]bool {
+	keys := make(map[string]bool, len(samples))
+	for _, s := range samples {
+		keys[matchKey(m, s.labels)] = true
+	}
+	return keys
 }

@@ -39,6 +39,7 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 	if err != nil {
 		return value{}, err
 	}
+	eval := rangeEvals[m.Op]
 	out := value{vectors: make([][]sample, len(ev.steps))}
 	sort.Slice(series, func(i, j int) bool { return series[i].labels.String() < series[j].labels.String() })
 	for _, s := range series {
@@ -55,27 +56,27 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 				end++
 			}
 			if end > start {
-				out.vectors[i] = append(out.vectors[i], sample{labels: s.labels, v: rangeValue(m, s.ts[start:end], s.vals[start:end])})
+				out.vectors[i] = append(out.vectors[i], sample{labels: s.labels, v: eval.window(m, s.ts[start:end], s.vals[start:end])})
 			}
 		}
 	}
 	if err := pipelineError(out); err != nil {
 		return value{}, err
 	}
-	if m.Op == "absent_over_time" {
-		return absentSteps(out, m.AbsentLabels), nil
+	if eval.steps != nil {
+		return eval.steps(m, out), nil
 	}
 	return out, nil
 }
 
 // absentSteps turns the steps without any sample into one sample of value
-// 1, and the others into none.
-func absentSteps(v value, labels model.Labels) value {
+// 1 labelled as absent_over_time's, and the others into none.
+func absentSteps(m *plan.RangeAgg, v value) value {
 	for i, vec := range v.vectors {
 		if len(vec) > 0 {
 			v.vectors[i] = nil
 		} else {
-			v.vectors[i] = []sample{{labels: labels, v: 1}}
+			v.vectors[i] = []sample{{labels: m.AbsentLabels, v: 1}}
 		}
 	}
 	return v

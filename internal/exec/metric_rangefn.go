@@ -7,41 +7,55 @@ import (
 	"github.com/vloki/vloki/internal/plan"
 )
 
-// rangeValue applies the range function to one window's samples
-// (timestamps in ns, values), with Loki's arithmetic.
-func rangeValue(m *plan.RangeAgg, ts []int64, vals []float64) float64 {
-	seconds := float64(m.Range) / 1e9
-	switch m.Op {
-	case "count_over_time":
-		return float64(len(vals))
-	case "rate":
-		if m.Unwrap == nil {
-			return float64(len(vals)) / seconds
-		}
-		return sumOf(vals) / seconds
-	case "bytes_rate":
-		return sumOf(vals) / seconds
-	case "avg_over_time":
-		return avgOf(vals)
-	case "min_over_time":
-		return extremeOf(vals, func(a, b float64) bool { return a < b })
-	case "max_over_time":
-		return extremeOf(vals, func(a, b float64) bool { return a > b })
-	case "stdvar_over_time":
-		return varianceOf(vals)
-	case "stddev_over_time":
-		return math.Sqrt(varianceOf(vals))
-	case "quantile_over_time":
-		return quantileOf(m.Param, vals)
-	case "first_over_time":
-		return vals[0]
-	case "last_over_time":
-		return vals[len(vals)-1]
-	case "rate_counter":
-		return counterRate(ts, vals, m.Range)
+// The range aggregations' window functions (rangeEval.window): the value
+// of one window's samples (timestamps in ns, values), with Loki's
+// arithmetic.
+
+func windowCount(_ *plan.RangeAgg, _ []int64, vals []float64) float64 { return float64(len(vals)) }
+
+// windowRate is the entries a second, or the unwrapped values'.
+func windowRate(m *plan.RangeAgg, ts []int64, vals []float64) float64 {
+	if m.Unwrap == nil {
+		return float64(len(vals)) / rangeSeconds(m)
 	}
-	return sumOf(vals) // bytes_over_time, sum_over_time
+	return windowSumRate(m, ts, vals)
 }
+
+func windowSum(_ *plan.RangeAgg, _ []int64, vals []float64) float64 { return sumOf(vals) }
+
+func windowSumRate(m *plan.RangeAgg, _ []int64, vals []float64) float64 {
+	return sumOf(vals) / rangeSeconds(m)
+}
+
+func windowAvg(_ *plan.RangeAgg, _ []int64, vals []float64) float64 { return avgOf(vals) }
+
+func windowMin(_ *plan.RangeAgg, _ []int64, vals []float64) float64 {
+	return extremeOf(vals, func(a, b float64) bool { return a < b })
+}
+
+func windowMax(_ *plan.RangeAgg, _ []int64, vals []float64) float64 {
+	return extremeOf(vals, func(a, b float64) bool { return a > b })
+}
+
+func windowStdvar(_ *plan.RangeAgg, _ []int64, vals []float64) float64 { return varianceOf(vals) }
+
+func windowStddev(_ *plan.RangeAgg, _ []int64, vals []float64) float64 {
+	return math.Sqrt(varianceOf(vals))
+}
+
+func windowQuantile(m *plan.RangeAgg, _ []int64, vals []float64) float64 {
+	return quantileOf(m.Param, vals)
+}
+
+func windowFirst(_ *plan.RangeAgg, _ []int64, vals []float64) float64 { return vals[0] }
+
+func windowLast(_ *plan.RangeAgg, _ []int64, vals []float64) float64 { return vals[len(vals)-1] }
+
+func windowCounterRate(m *plan.RangeAgg, ts []int64, vals []float64) float64 {
+	return counterRate(ts, vals, m.Range)
+}
+
+func rangeSeconds(m *plan.RangeAgg) float64 { return float64(m.Range) / 1e9 }
 
 func sumOf(vals []float64) float64 {
 	var sum float64

@@ -4,36 +4,55 @@ import (
 	"math"
 	"testing"
 
+	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
 )
 
+// TestRangeFunctions evaluates every range aggregation over one window:
+// a missing or wrong function fails here.
 func TestRangeFunctions(t *testing.T) {
 	vals := []float64{2, 4, 4, 4, 5, 5, 7, 9}
 	ts := []int64{1, 2, 3, 4, 5, 6, 7, 8}
 	cases := []struct {
-		op    string
-		param float64
-		want  float64
+		op     logql.RangeOp
+		param  float64
+		unwrap bool
+		want   float64
 	}{
-		{"sum_over_time", 0, 40},
-		{"avg_over_time", 0, 5},
-		{"min_over_time", 0, 2},
-		{"max_over_time", 0, 9},
-		{"stdvar_over_time", 0, 4},
-		{"stddev_over_time", 0, 2},
-		{"first_over_time", 0, 2},
-		{"last_over_time", 0, 9},
-		{"quantile_over_time", 0.5, 4.5},
-		{"quantile_over_time", 0.25, 4},
-		{"quantile_over_time", -1, math.Inf(-1)},
-		{"quantile_over_time", 2, math.Inf(1)},
-		{"rate", 0, 4},
-		{"count_over_time", 0, 8},
+		{logql.OpCountOverTime, 0, false, 8},
+		{logql.OpRate, 0, false, 0.8},
+		{logql.OpRate, 0, true, 4},
+		{logql.OpBytesOverTime, 0, false, 40},
+		{logql.OpBytesRate, 0, false, 4},
+		{logql.OpSumOverTime, 0, true, 40},
+		{logql.OpAvgOverTime, 0, true, 5},
+		{logql.OpMinOverTime, 0, true, 2},
+		{logql.OpMaxOverTime, 0, true, 9},
+		{logql.OpStdvarOverTime, 0, true, 4},
+		{logql.OpStddevOverTime, 0, true, 2},
+		{logql.OpFirstOverTime, 0, true, 2},
+		{logql.OpLastOverTime, 0, true, 9},
+		{logql.OpQuantileOverTime, 0.5, true, 4.5},
+		{logql.OpQuantileOverTime, 0.25, true, 4},
+		{logql.OpQuantileOverTime, -1, true, math.Inf(-1)},
+		{logql.OpQuantileOverTime, 2, true, math.Inf(1)},
+		{logql.OpRateCounter, 0, true, counterRate(ts, vals, 10e9)},
+		{logql.OpAbsentOverTime, 0, false, 40}, // replaced by absentSteps
 	}
+	tested := map[logql.RangeOp]bool{}
 	for _, c := range cases {
-		m := &plan.RangeAgg{Op: c.op, Param: c.param, Range: 10e9, Unwrap: &plan.Unwrap{Label: "x"}}
-		if got := rangeValue(m, ts, vals); got != c.want {
+		m := &plan.RangeAgg{Op: c.op, Param: c.param, Range: 10e9}
+		if c.unwrap {
+			m.Unwrap = &plan.Unwrap{Label: "x"}
+		}
+		if got := rangeEvals[m.Op].window(m, ts, vals); got != c.want {
 			t.Errorf("%s(%v) = %v, want %v", c.op, c.param, got, c.want)
+		}
+		tested[c.op] = true
+	}
+	for _, op := range logql.RangeOps() {
+		if !tested[op] {
+			t.Errorf("%s: no case", op)
 		}
 	}
 }

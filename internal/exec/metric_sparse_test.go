@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -66,7 +67,7 @@ func TestStepWindows(t *testing.T) {
 // it) and its windows ORed; the whole span otherwise.
 func TestReadFilters(t *testing.T) {
 	sec := int64(time.Second)
-	m := &plan.RangeAgg{Op: "count_over_time", Range: 60 * sec, Offset: 0,
+	m := &plan.RangeAgg{Op: logql.OpCountOverTime, Range: 60 * sec, Offset: 0,
 		Log: &plan.LogQuery{Pushdown: logsql.StreamFilter{Matchers: []logsql.StreamMatcher{{Label: "app", Op: logsql.StreamEq, Value: "a"}}}}}
 	ev := &evaluator{req: MetricRequest{Step: 600 * sec}, steps: []int64{600 * sec, 1200 * sec, 1800 * sec}}
 	got := filterTexts(ev.readFilters(m, ev.readBatches(m, sparseBucketsRatio)))

@@ -44,7 +44,7 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 	}
 	// Buckets too fine to be worth it, or lines only vloki can measure:
 	// sum the rows instead.
-	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range}
+	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range}
 	return ev.vectorAgg(ctx, raw)
 }
 
@@ -87,9 +87,10 @@ func (ev *evaluator) bucketed(ctx context.Context, m *plan.RangeAgg, by []string
 	for i := range out.vectors {
 		out.vectors[i] = cells[i*len(groups) : i*len(groups) : (i+1)*len(groups)]
 	}
+	valueOf := m.WindowFromBuckets()
 	for _, g := range groups {
 		g.windows(ev.steps, first, bucket, perWindow, func(i int, count, bytes int64) {
-			out.vectors[i] = append(out.vectors[i], sample{labels: g.labels, v: sumValue(m, count, bytes)})
+			out.vectors[i] = append(out.vectors[i], sample{labels: g.labels, v: valueOf(count, bytes)})
 		})
 	}
 	return out, true, nil
@@ -113,19 +114,6 @@ func (ev *evaluator) bucketWidth(m *plan.RangeAgg, sparse bool) (width int64, pe
 	return width, int(m.Range / width), true
 }
 
-func sumValue(m *plan.RangeAgg, count, bytes int64) float64 {
-	seconds := float64(m.Range) / 1e9
-	switch m.Op {
-	case "count_over_time":
-		return float64(count)
-	case "rate":
-		return float64(count) / seconds
-	case "bytes_rate":
-		return float64(bytes) / seconds
-	}
-	return float64(bytes)
-}
-
 // fetchBuckets returns the groups' bucket totals, groups in label order,
 // read with one query per time filter. VictoriaLogs groups by the raw
 // values of by; distinct raw groups can make one label set, and share one
@@ -144,7 +132,7 @@ func (ev *evaluator) fetchBucketsOnce(ctx context.Context, m *plan.RangeAgg, by 
 	grid bucketGrid, times []logsql.Filter) (groups []*bucketGroup, mirrored bool, err error) {
 	offset, adds := ev.c.Dialect().BucketOffset(grid.lo, grid.width)
 	pipes := []logsql.Pipe{logsql.BucketStats{BucketNs: grid.width, OffsetNs: offset,
-		By: by, Lines: backend.LineBytesPipe, NoBytes: !needsBytes(m.Op)}}
+		By: by, Lines: backend.LineBytesPipe, NoBytes: !m.Op.LineBytes()}}
 	held := ev.mem.used
 	idx := newGroupIndex(by, labelsOf, &ev.mem)
 	for _, tf := range times {
@@ -180,7 +168,7 @@ func (ev *evaluator) bucketQuery(ctx context.Context, m *plan.RangeAgg, q logsql
 		if cell.count, err = parseCount(row.Get("c")); err != nil {
 			return err
 		}
-		if needsBytes(m.Op) {
+		if m.Op.LineBytes() {
 			if cell.bytes, err = logsql.ParseLineBytes(row.Get("b"), row.Get("b0")); err != nil {
 				return err
 			}
@@ -215,8 +203,6 @@ func gcd(a, b int64) int64 {
 	}
 	return a
 }
-
-func needsBytes(op string) bool { return op == "bytes_over_time" || op == "bytes_rate" }
 
 // everyRowLined reports that no row the range aggregation reads was stored
 // without a line (other agents' rows whose line vloki rebuilds).

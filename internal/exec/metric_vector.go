@@ -40,9 +40,10 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 // aggregate computes one step's groups; twins reports two groups that
 // print alike (see groupLabels).
 func aggregate(m *plan.VectorAgg, vec []sample) (out []sample, twins bool) {
-	if (m.Op == "topk" || m.Op == "bottomk") && m.Param < 1 {
-		return nil, false
+	if m.Op.TakesParam() && m.Param < 1 {
+		return nil, false // topk(0, ...)
 	}
+	eval := vectorEvals[m.Op]
 	groups := map[string]*group{}
 	var order []string
 	trimmed := false
@@ -51,18 +52,15 @@ func aggregate(m *plan.VectorAgg, vec []sample) (out []sample, twins bool) {
 		trimmed = trimmed || dropped
 		g, ok := groups[k]
 		if !ok {
-			g = &group{labels: labels, value: s.v, mean: s.v, count: 1, members: []sample{s}}
-			if m.Op == "stddev" || m.Op == "stdvar" {
-				g.value = 0
-			}
-			groups[k] = g
+			groups[k] = newGroup(eval, labels, s)
 			order = append(order, k)
 			continue
 		}
-		g.add(m.Op, s)
+		g.members = append(g.members, s)
+		eval.fold(g, s.v)
 	}
 	for _, k := range order {
-		out = append(out, groups[k].result(m)...)
+		out = append(out, eval.result(groups[k], m)...)
 	}
 	return out, trimmed && printAlike(groups)
 }
@@ -103,52 +101,74 @@ func groupLabels(g logql.Grouping, ls model.Labels) (key string, labels model.La
 	return key, kept, len(kept) < len(out)
 }
 
-func (g *group) add(op string, s sample) {
-	g.members = append(g.members, s)
-	switch op {
-	case "sum":
-		g.value += s.v
-	case "avg":
-		g.count++
-		g.mean += (s.v - g.mean) / float64(g.count)
-	case "max":
-		if g.value < s.v || math.IsNaN(g.value) {
-			g.value = s.v
-		}
-	case "min":
-		if g.value > s.v || math.IsNaN(g.value) {
-			g.value = s.v
-		}
-	case "count":
-		g.count++
-	case "stddev", "stdvar":
-		g.count++
-		delta := s.v - g.mean
-		g.mean += delta / float64(g.count)
-		g.value += delta * (s.v - g.mean)
+// newGroup starts a group with its first sample.
+func newGroup(eval vectorEval, labels model.Labels, s sample) *group {
+	g := &group{labels: labels, value: s.v, mean: s.v, count: 1, members: []sample{s}}
+	if eval.zeroFirst {
+		g.value = 0
+	}
+	return g
+}
+
+func foldSum(g *group, v float64) { g.value += v }
+
+// foldMean is Loki's running mean.
+func foldMean(g *group, v float64) {
+	g.count++
+	g.mean += (v - g.mean) / float64(g.count)
+}
+
+func foldMax(g *group, v float64) {
+	if g.value < v || math.IsNaN(g.value) {
+		g.value = v
 	}
 }
 
-func (g *group) result(m *plan.VectorAgg) []sample {
-	switch m.Op {
-	case "avg":
-		return []sample{{labels: g.labels, v: g.mean}}
-	case "count":
-		return []sample{{labels: g.labels, v: float64(g.count)}}
-	case "stddev":
-		return []sample{{labels: g.labels, v: math.Sqrt(g.value / float64(g.count))}}
-	case "stdvar":
-		return []sample{{labels: g.labels, v: g.value / float64(g.count)}}
-	case "topk", "sort_desc":
-		return ranked(g.members, m, true)
-	case "bottomk", "sort":
-		return ranked(g.members, m, false)
+func foldMin(g *group, v float64) {
+	if g.value > v || math.IsNaN(g.value) {
+		g.value = v
 	}
+}
+
+func foldCount(g *group, _ float64) { g.count++ }
+
+// foldVariance is Welford's: value sums the squared deviations.
+func foldVariance(g *group, v float64) {
+	g.count++
+	delta := v - g.mean
+	g.mean += delta / float64(g.count)
+	g.value += delta * (v - g.mean)
+}
+
+// foldNothing: the ranking aggregations read the group's members.
+func foldNothing(*group, float64) {}
+
+func groupValue(g *group, _ *plan.VectorAgg) []sample {
 	return []sample{{labels: g.labels, v: g.value}}
 }
 
+func groupMean(g *group, _ *plan.VectorAgg) []sample {
+	return []sample{{labels: g.labels, v: g.mean}}
+}
+
+func groupCount(g *group, _ *plan.VectorAgg) []sample {
+	return []sample{{labels: g.labels, v: float64(g.count)}}
+}
+
+func groupStddev(g *group, _ *plan.VectorAgg) []sample {
+	return []sample{{labels: g.labels, v: math.Sqrt(g.value / float64(g.count))}}
+}
+
+func groupStdvar(g *group, _ *plan.VectorAgg) []sample {
+	return []sample{{labels: g.labels, v: g.value / float64(g.count)}}
+}
+
+func rankedDesc(g *group, m *plan.VectorAgg) []sample { return ranked(g.members, m, true) }
+
+func rankedAsc(g *group, m *plan.VectorAgg) []sample { return ranked(g.members, m, false) }
+
 // ranked orders a group's samples by value (NaN last) and keeps the first
-// k for topk/bottomk.
+// k for topk/bottomk (the aggregations taking a parameter).
 func ranked(members []sample, m *plan.VectorAgg, desc bool) []sample {
 	s := append([]sample(nil), members...)
 	sort.SliceStable(s, func(i, j int) bool {
@@ -161,7 +181,7 @@ func ranked(members []sample, m *plan.VectorAgg, desc bool) []sample {
 		}
 		return a < b
 	})
-	if (m.Op == "topk" || m.Op == "bottomk") && int(m.Param) < len(s) {
+	if m.Op.TakesParam() && int(m.Param) < len(s) {
 		s = s[:int(m.Param)]
 	}
 	return s

@@ -36,7 +36,7 @@ type mapper struct {
 
 // divide builds the frontend's own lhs / rhs.
 func (f *mapper) divide(lhs, rhs logql.SampleExpr) *logql.BinOpExpr {
-	e := &logql.BinOpExpr{Op: "/", LHS: lhs, RHS: rhs}
+	e := &logql.BinOpExpr{Op: logql.OpDiv, LHS: lhs, RHS: rhs}
 	f.generated[e] = true
 	return e
 }
@@ -91,12 +91,12 @@ func (f *mapper) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logq
 		return f.descend(e)
 	}
 	switch e.Op {
-	case "avg":
+	case logql.OpAvg:
 		return f.rewrite(f.divide(
-			&logql.VectorAggregationExpr{Op: "sum", Left: e.Left, Grouping: e.Grouping},
-			&logql.VectorAggregationExpr{Op: "count", Left: e.Left, Grouping: e.Grouping},
+			&logql.VectorAggregationExpr{Op: logql.OpSum, Left: e.Left, Grouping: e.Grouping},
+			&logql.VectorAggregationExpr{Op: logql.OpCount, Left: e.Left, Grouping: e.Grouping},
 		), top)
-	case "min", "max", "count":
+	case logql.OpMin, logql.OpMax, logql.OpCount:
 		if reducesLabels(e.Left) {
 			return f.descend(e)
 		}
@@ -105,17 +105,13 @@ func (f *mapper) rewriteVectorAgg(e *logql.VectorAggregationExpr, top bool) logq
 	return f.mergeShards(e)
 }
 
-// shardMerge is the aggregation that merges a handed-down vector
-// aggregation's shards.
-var shardMerge = map[string]string{"sum": "sum", "count": "sum", "min": "min", "max": "max"}
-
 // mergeShards adds the frontend's aggregation over the shards' answers.
 // It changes nothing but under without (...): there a querier can answer
 // two groups that print alike (empty-valued labels dropped), which the
 // frontend's aggregation then merges.
 func (f *mapper) mergeShards(e *logql.VectorAggregationExpr) logql.SampleExpr {
-	op, ok := shardMerge[e.Op]
-	if !ok || e.Grouping == nil || !e.Grouping.Without {
+	op := vectorShards[e.Op].merge
+	if op == 0 || e.Grouping == nil || !e.Grouping.Without {
 		return e
 	}
 	return &logql.VectorAggregationExpr{Op: op, Grouping: e.Grouping, Left: e}
@@ -144,17 +140,9 @@ func (f *mapper) anyDownstream(e logql.SampleExpr) bool {
 	return false
 }
 
-// rangeMerge is how the mapper merges a range aggregation's shards when
-// the same series may come from several: a vector aggregation, which
-// regroups the labels (without () drops empty-valued ones).
-var rangeMerge = map[string]string{
-	"count_over_time": "sum", "rate": "sum", "bytes_over_time": "sum", "bytes_rate": "sum",
-	"sum_over_time": "sum", "min_over_time": "min", "max_over_time": "max",
-}
-
 func (f *mapper) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.SampleExpr {
 	switch {
-	case !shardable(e, top), e.Op == "quantile_over_time", e.Op == "first_over_time", e.Op == "last_over_time":
+	case !shardable(e, top), rangeShards[e.Op].kept:
 		// Quantiles shard only with probabilistic sketches, first and last
 		// behind feature flags; all off by default, so the mapper leaves
 		// them as they are.
@@ -168,11 +156,14 @@ func (f *mapper) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.
 	if g == nil {
 		g = &logql.Grouping{Without: true}
 	}
-	if merger, ok := rangeMerge[e.Op]; ok {
+	// The mapper merges a range aggregation's shards when the same series
+	// may come from several with a vector aggregation, which regroups the
+	// labels (without () drops empty-valued ones).
+	if merger := rangeShards[e.Op].merge; merger != 0 {
 		f.downstream[e] = true
 		return &logql.VectorAggregationExpr{Op: merger, Grouping: g, Left: e}
 	}
-	if e.Op != "avg_over_time" {
+	if e.Op != logql.OpAvgOverTime {
 		f.downstream[e] = true
 		return e
 	}
@@ -182,21 +173,13 @@ func (f *mapper) rewriteRangeAgg(e *logql.RangeAggregationExpr, top bool) logql.
 	}
 	countRange := *e.Left
 	countRange.Unwrap = nil
-	lhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: g,
-		Left: &logql.RangeAggregationExpr{Op: "sum_over_time", Left: e.Left}}
-	rhs := &logql.VectorAggregationExpr{Op: "sum", Grouping: rhsGroup,
-		Left: &logql.RangeAggregationExpr{Op: "count_over_time", Left: &countRange}}
+	lhs := &logql.VectorAggregationExpr{Op: logql.OpSum, Grouping: g,
+		Left: &logql.RangeAggregationExpr{Op: logql.OpSumOverTime, Left: e.Left}}
+	rhs := &logql.VectorAggregationExpr{Op: logql.OpSum, Grouping: rhsGroup,
+		Left: &logql.RangeAggregationExpr{Op: logql.OpCountOverTime, Left: &countRange}}
 	f.downstream[lhs], f.downstream[rhs] = true, true
 	return f.divide(f.mergeShards(lhs), f.mergeShards(rhs))
 }
-
-var shardableRangeOps = map[string]bool{
-	"avg_over_time": true, "count_over_time": true, "first_over_time": true, "last_over_time": true,
-	"rate": true, "bytes_over_time": true, "bytes_rate": true, "sum_over_time": true,
-	"max_over_time": true, "min_over_time": true, "quantile_over_time": true,
-}
-
-var shardableVecOps = map[string]bool{"sum": true, "avg": true, "count": true, "max": true, "min": true, "approx_topk": true}
 
 // shardable is Loki's Shardable: every stage shards; what decides is the
 // operations and how they reduce labels.
@@ -210,7 +193,7 @@ func shardable(e logql.SampleExpr, top bool) bool {
 		}
 		return shardable(e.LHS, top) && shardable(e.RHS, top)
 	case *logql.RangeAggregationExpr:
-		return shardableRangeOps[e.Op] && (e.Op != "quantile_over_time" || top)
+		return rangeShards[e.Op].when.holds(top)
 	case *logql.VectorAggregationExpr:
 		return shardableVectorAgg(e, top)
 	}
@@ -218,17 +201,17 @@ func shardable(e logql.SampleExpr, top bool) bool {
 }
 
 func shardableVectorAgg(e *logql.VectorAggregationExpr, top bool) bool {
-	if !shardableVecOps[e.Op] || !shardable(e.Left, top) {
+	if !vectorShards[e.Op].shardable || !shardable(e.Left, top) {
 		return false
 	}
 	switch e.Op {
-	case "count", "avg":
+	case logql.OpCount, logql.OpAvg:
 		return !reducesLabels(e.Left)
-	case "max", "min":
+	case logql.OpMax, logql.OpMin:
 		_, isRange := e.Left.(*logql.RangeAggregationExpr)
 		return isRange && shardable(e.Left, false)
-	case "sum":
-		if child, ok := e.Left.(*logql.VectorAggregationExpr); ok && (child.Op == "min" || child.Op == "max") {
+	case logql.OpSum:
+		if child, ok := e.Left.(*logql.VectorAggregationExpr); ok && (child.Op == logql.OpMin || child.Op == logql.OpMax) {
 			return false
 		}
 	}

@@ -72,7 +72,7 @@ func compareSumOfRange(t *testing.T, c *backend.Client, tn backend.Tenant, query
 	rows := *pushed.Range
 	rows.FromRows = true
 	rows.InjectSumGrouping(&logql.Grouping{Groups: pushed.By})
-	raw := &plan.VectorAgg{Op: "sum", Grouping: logql.Grouping{Groups: pushed.By}, Inner: &rows}
+	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: pushed.By}, Inner: &rows}
 	compareEvaluations(t, c, tn, query, step, shift, pushed, raw)
 }
 

@@ -1,10 +1,15 @@
 // Package logql is vloki's model of LogQL: lexer, parser, typed AST,
-// printer and Loki-exact errors.
+// printer and Loki-exact errors. Constructs vloki does not run are
+// reported as an *UnsupportedError naming them, never answered wrongly.
 //
-// This first slice parses log queries made of a stream selector and line
-// filters (|=, !=, |~, !~ with `or` alternatives). Every other construct
-// Loki accepts is reported as an *UnsupportedError naming it, never
-// answered wrongly.
+// Operators are typed constants (RangeOp, VectorOp, BinaryOp), each with
+// one row of what the language says of it (ops.go, binop.go): its name,
+// whether it takes a parameter, a grouping or `| unwrap`, its precedence.
+// The parser, printer and validation read the rows; the planner and the
+// evaluator keep what they do per operator in their own table keyed by
+// the same constants (plan/ops.go, exec/metric_ops.go), so logql imports
+// neither and every package keeps its one job. A query names an operator
+// by its row's name and nothing else spells it.
 package logql
 
 import (

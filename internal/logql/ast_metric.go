@@ -69,7 +69,7 @@ func (u *UnwrapExpr) String() string {
 
 // RangeAggregationExpr is `count_over_time(<log range>)` and its kin.
 type RangeAggregationExpr struct {
-	Op       string
+	Op       RangeOp
 	Left     *LogRange
 	Param    *float64
 	Grouping *Grouping
@@ -82,12 +82,12 @@ func (e *RangeAggregationExpr) String() string {
 	if e.Param != nil {
 		param = formatFloat(*e.Param) + ","
 	}
-	return e.Op + "(" + param + e.Left.String() + ")" + e.Grouping.String()
+	return e.Op.String() + "(" + param + e.Left.String() + ")" + e.Grouping.String()
 }
 
 // VectorAggregationExpr is `sum by (x) (<metric>)` and its kin.
 type VectorAggregationExpr struct {
-	Op       string
+	Op       VectorOp
 	Left     SampleExpr
 	Param    *float64
 	Grouping *Grouping
@@ -104,7 +104,7 @@ func (e *VectorAggregationExpr) String() string {
 	if g := e.Grouping; g != nil && (g.Without || len(g.Groups) > 0) {
 		grouping = g.String()
 	}
-	return e.Op + grouping + "(" + param + e.Left.String() + ")"
+	return e.Op.String() + grouping + "(" + param + e.Left.String() + ")"
 }
 
 // VectorMatching is `on (...)` / `ignoring (...)`, possibly with
@@ -143,7 +143,7 @@ func (m *VectorMatching) groupString() string {
 
 // BinOpExpr is a binary operation.
 type BinOpExpr struct {
-	Op         string
+	Op         BinaryOp
 	LHS, RHS   SampleExpr
 	ReturnBool bool
 	Matching   *VectorMatching
@@ -165,7 +165,7 @@ func (e *BinOpExpr) String() string {
 			mod += kw + " (" + strings.Join(m.Labels, ",") + ") " + m.groupString()
 		}
 	}
-	return "(" + e.LHS.String() + " " + e.Op + mod + " " + e.RHS.String() + ")"
+	return "(" + e.LHS.String() + " " + e.Op.String() + mod + " " + e.RHS.String() + ")"
 }
 
 // LiteralExpr is a number.

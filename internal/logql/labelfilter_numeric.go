@@ -80,7 +80,8 @@ func compareNumbers(op string, a, b float64) bool {
 	if op == "=" {
 		op = "=="
 	}
-	return Compare(op, a, b)
+	cmp, _ := LookupBinaryOp(op)
+	return cmp.Compare(a, b)
 }
 
 func holds(op string, cmp int) bool {

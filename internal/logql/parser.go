@@ -140,18 +140,22 @@ func (p *parser) syntaxError(expecting ...string) error {
 }
 
 // functionTokenNames are how Loki's errors name a function name that is
-// called (followed by `(`); elsewhere it is an IDENTIFIER.
-var functionTokenNames = map[string]string{
-	"rate": "RATE", "rate_counter": "RATE_COUNTER", "count_over_time": "COUNT_OVER_TIME",
-	"bytes_rate": "BYTES_RATE", "bytes_over_time": "BYTES_OVER_TIME", "avg_over_time": "AVG_OVER_TIME",
-	"sum_over_time": "SUM_OVER_TIME", "min_over_time": "MIN_OVER_TIME", "max_over_time": "MAX_OVER_TIME",
-	"stdvar_over_time": "STDVAR_OVER_TIME", "stddev_over_time": "STDDEV_OVER_TIME",
-	"quantile_over_time": "QUANTILE_OVER_TIME", "first_over_time": "FIRST_OVER_TIME",
-	"last_over_time": "LAST_OVER_TIME", "absent_over_time": "ABSENT_OVER_TIME", "vector": "VECTOR",
-	"sum": "SUM", "avg": "AVG", "max": "MAX", "min": "MIN", "count": "COUNT", "stddev": "STDDEV",
-	"stdvar": "STDVAR", "bottomk": "BOTTOMK", "topk": "TOPK", "sort": "SORT", "sort_desc": "SORT_DESC",
-	"approx_topk": "APPROX_TOPK", "bytes": "BYTES_CONV", "duration": "DURATION_CONV",
+// called (followed by `(`); elsewhere it is an IDENTIFIER. An aggregation
+// is named in upper case.
+var functionTokenNames = tokenNames(map[string]string{
+	"vector": "VECTOR", "bytes": "BYTES_CONV", "duration": "DURATION_CONV",
 	"duration_seconds": "DURATION_SECONDS_CONV", "label_replace": "label_replace", "ip": "ip",
+})
+
+// tokenNames adds the aggregations' names to the other functions'.
+func tokenNames(others map[string]string) map[string]string {
+	for _, op := range RangeOps() {
+		others[op.String()] = strings.ToUpper(op.String())
+	}
+	for _, op := range VectorOps() {
+		others[op.String()] = strings.ToUpper(op.String())
+	}
+	return others
 }
 
 // tokenName names the current token as Loki's errors do.

@@ -6,27 +6,18 @@ import (
 	"strings"
 )
 
-// Binary operator precedence, low to high, as in Loki's grammar.
-var binPrec = map[string]int{
-	"or": 1, "and": 2, "unless": 2,
-	"==": 3, "!=": 3, "<": 3, "<=": 3, ">": 3, ">=": 3,
-	"+": 4, "-": 4, "*": 5, "/": 5, "%": 5, "^": 6,
-}
-
-func isComparison(op string) bool { return binPrec[op] == 3 }
-
-// binOp returns the current token as a binary operator, if it is one.
-func (p *parser) binOp() (string, bool) {
+// binOp returns the current token as a binary operator, if it is one: a
+// punctuation, or a set operator's word.
+func (p *parser) binOp() (BinaryOp, bool) {
 	t := p.tok
-	if t.kind == tPunct || t.kind == tIdent {
-		op := strings.ToLower(t.text)
-		if t.kind == tIdent && op != "or" && op != "and" && op != "unless" {
-			return "", false
-		}
-		_, ok := binPrec[op]
-		return op, ok
+	if t.kind != tPunct && t.kind != tIdent {
+		return 0, false
 	}
-	return "", false
+	op, ok := LookupBinaryOp(strings.ToLower(t.text))
+	if !ok || (t.kind == tIdent && !op.IsSet()) {
+		return 0, false
+	}
+	return op, true
 }
 
 // parseExpr is a precedence climber over primaries; ^ is right-associative.
@@ -42,7 +33,7 @@ func (p *parser) parseExpr(minPrec int) (Expr, error) {
 func (p *parser) continueExpr(lhs Expr, minPrec int) (Expr, error) {
 	for {
 		op, ok := p.binOp()
-		if !ok || binPrec[op] < minPrec {
+		if !ok || op.row().prec < minPrec {
 			return lhs, nil
 		}
 		p.advance()
@@ -50,9 +41,9 @@ func (p *parser) continueExpr(lhs Expr, minPrec int) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		next := binPrec[op] + 1
-		if op == "^" {
-			next = binPrec[op]
+		next := op.row().prec + 1
+		if op.row().rightAssoc {
+			next = op.row().prec
 		}
 		rhs, err := p.parseExpr(next)
 		if err != nil {
@@ -65,7 +56,7 @@ func (p *parser) continueExpr(lhs Expr, minPrec int) (Expr, error) {
 }
 
 // parseBinModifiers reads `bool`, `on(...)` and `ignoring(...)`.
-func (p *parser) parseBinModifiers(op string) (*BinOpExpr, error) {
+func (p *parser) parseBinModifiers(op BinaryOp) (*BinOpExpr, error) {
 	be := &BinOpExpr{Op: op}
 	if p.tok.kind == tIdent && strings.EqualFold(p.tok.text, "bool") {
 		be.ReturnBool = true
@@ -105,13 +96,13 @@ func newBinOp(be *BinOpExpr, lhs, rhs Expr) (Expr, error) {
 	l, lok := lhs.(SampleExpr)
 	r, rok := rhs.(SampleExpr)
 	if !lok {
-		return nil, &ParseError{Msg: "unexpected type for left leg of binary operation (" + be.Op + "): " + lokiTypeName(lhs)}
+		return nil, &ParseError{Msg: "unexpected type for left leg of binary operation (" + be.Op.String() + "): " + lokiTypeName(lhs)}
 	}
 	if !rok {
-		return nil, &ParseError{Msg: "unexpected type for right leg of binary operation (" + be.Op + "): " + lokiTypeName(rhs)}
+		return nil, &ParseError{Msg: "unexpected type for right leg of binary operation (" + be.Op.String() + "): " + lokiTypeName(rhs)}
 	}
 	be.LHS, be.RHS = l, r
-	if IsLogicalOp(be.Op) {
+	if be.Op.IsSet() {
 		if lit, ok := l.(*LiteralExpr); ok {
 			return nil, &ParseError{Msg: fmt.Sprintf("unexpected literal for left leg of logical/set binary operation (%s): %f", be.Op, lit.Val)}
 		}
@@ -122,7 +113,7 @@ func newBinOp(be *BinOpExpr, lhs, rhs Expr) (Expr, error) {
 	ll, lLit := l.(*LiteralExpr)
 	rl, rLit := r.(*LiteralExpr)
 	if lLit && rLit {
-		if v, ok := foldLiterals(be.Op, ll.Val, rl.Val, be.ReturnBool); ok {
+		if v, ok := foldLiterals(be.Op, ll.Val, rl.Val); ok {
 			return &LiteralExpr{Val: v}, nil
 		}
 	}

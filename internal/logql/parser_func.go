@@ -7,18 +7,6 @@ import (
 	"time"
 )
 
-// Range aggregations, and those that need `| unwrap`.
-var rangeOps = map[string]bool{
-	"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true, "absent_over_time": true,
-	"rate_counter": true, "sum_over_time": true, "avg_over_time": true, "min_over_time": true, "max_over_time": true,
-	"stdvar_over_time": true, "stddev_over_time": true, "quantile_over_time": true, "first_over_time": true, "last_over_time": true,
-}
-
-var vectorOps = map[string]bool{
-	"sum": true, "avg": true, "min": true, "max": true, "count": true, "stddev": true, "stdvar": true,
-	"topk": true, "bottomk": true, "sort": true, "sort_desc": true, "approx_topk": true,
-}
-
 // parseFunction reads a function call; an identifier that is no function
 // is a syntax error, as in Loki.
 func (p *parser) parseFunction() (Expr, error) {
@@ -28,13 +16,15 @@ func (p *parser) parseFunction() (Expr, error) {
 		// an identifier.
 		return nil, p.syntaxError()
 	}
+	if op, ok := LookupRangeOp(name); ok {
+		p.advance()
+		return p.parseRangeAgg(op)
+	}
+	if op, ok := LookupVectorOp(name); ok {
+		p.advance()
+		return p.parseVectorAgg(op)
+	}
 	switch {
-	case rangeOps[name]:
-		p.advance()
-		return p.parseRangeAgg(name)
-	case vectorOps[name]:
-		p.advance()
-		return p.parseVectorAgg(name)
 	case name == "vector":
 		p.advance()
 		return p.parseVector()
@@ -48,7 +38,7 @@ func (p *parser) parseFunction() (Expr, error) {
 	return nil, p.syntaxError()
 }
 
-func (p *parser) parseRangeAgg(op string) (Expr, error) {
+func (p *parser) parseRangeAgg(op RangeOp) (Expr, error) {
 	if !p.isPunct("(") {
 		return nil, p.syntaxError("(")
 	}
@@ -62,15 +52,15 @@ func (p *parser) parseRangeAgg(op string) (Expr, error) {
 		raw := p.tok.text
 		if e.Param, err = p.parseParam(); err != nil {
 			if pe, ok := err.(*ParseError); ok && strings.HasPrefix(pe.Msg, "unable to parse literal as a float: ") {
-				return nil, &ParseError{Msg: "invalid parameter for operation " + op + ": " + strings.TrimPrefix(pe.Msg, "unable to parse literal as a float: ")}
+				return nil, &ParseError{Msg: "invalid parameter for operation " + op.String() + ": " + strings.TrimPrefix(pe.Msg, "unable to parse literal as a float: ")}
 			}
 			return nil, err
 		}
-		if op != "quantile_over_time" {
+		if !op.TakesParam() {
 			return nil, &ParseError{Msg: fmt.Sprintf("parameter %s not supported for operation %s", raw, op)}
 		}
-	} else if op == "quantile_over_time" {
-		return nil, &ParseError{Msg: "parameter required for operation quantile_over_time"}
+	} else if op.TakesParam() {
+		return nil, &ParseError{Msg: "parameter required for operation " + op.String()}
 	}
 	r, err := p.parseLogRange()
 	if err != nil {
@@ -236,7 +226,7 @@ func (p *parser) parseOptionalGrouping() (*Grouping, error) {
 	return &Grouping{Groups: labels, Without: kw == "without"}, nil
 }
 
-func (p *parser) parseVectorAgg(op string) (Expr, error) {
+func (p *parser) parseVectorAgg(op VectorOp) (Expr, error) {
 	g, err := p.parseOptionalGrouping()
 	if err != nil {
 		return nil, err
@@ -291,33 +281,43 @@ func (p *parser) parseVectorAgg(op string) (Expr, error) {
 			return nil, err
 		}
 	}
-	if e.Param == nil && (op == "topk" || op == "bottomk" || op == "approx_topk") {
-		return nil, &ParseError{Msg: "parameter required for operation " + op}
+	if e.Param == nil && op.TakesParam() {
+		return nil, &ParseError{Msg: "parameter required for operation " + op.String()}
 	}
-	if op == "approx_topk" && e.Grouping != nil {
-		return nil, &ParseError{Msg: "grouping not allowed for approx_topk aggregation"}
+	if e.Grouping != nil {
+		if err := groupingAllowed(op); err != nil {
+			return nil, err
+		}
 	}
 	return e, nil
 }
 
 // checkVectorParam applies Loki's parameter rules: topk, bottomk and
 // approx_topk take a positive integer, the others none.
-func checkVectorParam(op, raw string, g *Grouping) error {
-	switch op {
-	case "topk", "bottomk", "approx_topk":
-		n, err := strconv.Atoi(raw)
-		if err != nil {
-			return &ParseError{Msg: fmt.Sprintf("invalid parameter %s(%s,", op, raw)}
-		}
-		if n <= 0 {
-			return &ParseError{Msg: fmt.Sprintf("invalid parameter (must be greater than 0) %s(%s", op, raw)}
-		}
-		if op == "approx_topk" && g != nil {
-			return &ParseError{Msg: "grouping not allowed for approx_topk aggregation"}
-		}
-		return nil
+func checkVectorParam(op VectorOp, raw string, g *Grouping) error {
+	if !op.TakesParam() {
+		return &ParseError{Msg: fmt.Sprintf("unsupported parameter for operation %s(%s,", op, raw)}
 	}
-	return &ParseError{Msg: fmt.Sprintf("unsupported parameter for operation %s(%s,", op, raw)}
+	n, err := strconv.Atoi(raw)
+	if err != nil {
+		return &ParseError{Msg: fmt.Sprintf("invalid parameter %s(%s,", op, raw)}
+	}
+	if n <= 0 {
+		return &ParseError{Msg: fmt.Sprintf("invalid parameter (must be greater than 0) %s(%s", op, raw)}
+	}
+	if g != nil {
+		return groupingAllowed(op)
+	}
+	return nil
+}
+
+// groupingAllowed fails for an aggregation refusing any by/without
+// (approx_topk), as Loki's parser does.
+func groupingAllowed(op VectorOp) error {
+	if op.row().grouping == groupingNone {
+		return &ParseError{Msg: fmt.Sprintf("grouping not allowed for %s aggregation", op)}
+	}
+	return nil
 }
 
 func (p *parser) parseVector() (Expr, error) {

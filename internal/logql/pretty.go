@@ -147,7 +147,7 @@ func prettyRangeAgg(e *RangeAggregationExpr, level int) string {
 	if fits(e) {
 		return indent(level) + e.String()
 	}
-	s := indent(level) + e.Op + "(\n"
+	s := indent(level) + e.Op.String() + "(\n"
 	if e.Param != nil {
 		s += indent(level+1) + strconv.FormatFloat(*e.Param, 'g', -1, 64) + ",\n"
 	}
@@ -162,14 +162,14 @@ func prettyVectorAgg(e *VectorAggregationExpr, level int) string {
 	if e.Param != nil {
 		params = append([]string{indent(level+1) + strconv.Itoa(int(*e.Param))}, params...)
 	}
-	return indent(level) + e.Op + prettyGrouping(e.Grouping) + "(\n" + strings.Join(params, ",\n") + "\n" + indent(level) + ")"
+	return indent(level) + e.Op.String() + prettyGrouping(e.Grouping) + "(\n" + strings.Join(params, ",\n") + "\n" + indent(level) + ")"
 }
 
 func prettyBinOp(e *BinOpExpr, level int) string {
 	if fits(e) {
 		return indent(level) + e.String()
 	}
-	op := e.Op
+	op := e.Op.String()
 	if e.ReturnBool {
 		op += " bool"
 	}

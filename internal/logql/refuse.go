@@ -15,9 +15,10 @@ var errLiteralEvaluator = &RefusedError{Status: http.StatusInternalServerError,
 	Msg: "unexpected expr type (*syntax.LiteralExpr) for Evaluator type (*logql.DefaultEvaluator) "}
 
 // Refusal reports whether Loki v3.7.8, with its default limits, refuses to
-// evaluate e: variants (multi-variant queries are off), approx_topk
-// (shard_aggregations is empty), label_replace over a bare number, other
-// aggregations of a bare number.
+// evaluate e: variants (multi-variant queries are off), aggregations it
+// does not enable (VectorOp.Refusal: approx_topk, as shard_aggregations
+// is empty), label_replace over a bare number, other aggregations of a
+// bare number.
 func Refusal(e Expr) error {
 	var err error
 	Walk(e, func(x Expr) bool {
@@ -28,8 +29,8 @@ func Refusal(e Expr) error {
 		case *VariantsExpr:
 			err = &RefusedError{Status: http.StatusBadRequest, Msg: "multi variant queries are disabled for this instance"}
 		case *VectorAggregationExpr:
-			if x.Op == "approx_topk" {
-				err = &RefusedError{Status: http.StatusInternalServerError, Msg: "approx_topk is not enabled. See -limits.shard_aggregations"}
+			if refusal := x.Op.Refusal(); refusal != nil {
+				err = refusal
 			} else if _, ok := x.Left.(*LiteralExpr); ok {
 				// Loki's frontend evaluator cannot aggregate a number.
 				err = errLiteralEvaluator

@@ -13,24 +13,12 @@ func validate(e Expr) error {
 	return &ParseError{Msg: fmt.Sprintf("unexpected expression type: %v", e)}
 }
 
-// unwrapOps need `| unwrap`; the others must not have it.
-var unwrapOps = map[string]bool{
-	"rate_counter": true, "sum_over_time": true, "avg_over_time": true, "min_over_time": true, "max_over_time": true,
-	"stdvar_over_time": true, "stddev_over_time": true, "quantile_over_time": true, "first_over_time": true, "last_over_time": true,
-}
-
-// groupingOps are the range aggregations that accept by/without.
-var groupingOps = map[string]bool{
-	"avg_over_time": true, "stddev_over_time": true, "stdvar_over_time": true, "quantile_over_time": true,
-	"min_over_time": true, "max_over_time": true, "first_over_time": true, "last_over_time": true,
-}
-
 // validateSample checks a metric query; forFormat leaves out the check
 // format_query does not make (an aggregated number).
 func validateSample(e SampleExpr, forFormat bool) error {
 	switch e := e.(type) {
 	case *RangeAggregationExpr:
-		if e.Grouping != nil && !groupingOps[e.Op] {
+		if e.Grouping != nil && !e.Op.TakesGrouping() {
 			return &ParseError{Msg: fmt.Sprintf("grouping not allowed for %s aggregation", e.Op)}
 		}
 		if err := validateUnwrap(e); err != nil {
@@ -38,10 +26,10 @@ func validateSample(e SampleExpr, forFormat bool) error {
 		}
 		return validateMatchers(e.Left.Left.Matchers())
 	case *VectorAggregationExpr:
-		if (e.Op == "sort" || e.Op == "sort_desc") && e.Grouping != nil && len(e.Grouping.Groups) > 0 {
+		if e.Op.row().grouping == groupingNoLabels && e.Grouping != nil && len(e.Grouping.Groups) > 0 {
 			return &ParseError{Msg: "sort and sort_desc doesn't allow grouping by "}
 		}
-		if _, ok := e.Left.(*LiteralExpr); ok && !forFormat && literalRunsOnQuerier[e.Op] {
+		if _, ok := e.Left.(*LiteralExpr); ok && !forFormat && e.Op.row().literalOnQuerier {
 			// Loki sends sum, count and avg of a number to its queriers,
 			// which read the number as a selector without matchers.
 			return &ParseError{Msg: errAtLeastOneMatcher}
@@ -65,19 +53,12 @@ func validateSample(e SampleExpr, forFormat bool) error {
 	return nil
 }
 
-// unwrapAllowed are the range aggregations that may have `| unwrap`.
-var unwrapAllowed = map[string]bool{"rate": true, "absent_over_time": true}
-
 func validateUnwrap(e *RangeAggregationExpr) error {
 	switch {
-	case e.Left.Unwrap != nil && !unwrapOps[e.Op] && !unwrapAllowed[e.Op]:
+	case e.Left.Unwrap != nil && e.Op.UnwrapRule() == UnwrapForbidden:
 		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s with unwrap", e.Op)}
-	case e.Left.Unwrap == nil && unwrapOps[e.Op]:
+	case e.Left.Unwrap == nil && e.Op.UnwrapRule() == UnwrapRequired:
 		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s without unwrap", e.Op)}
 	}
 	return nil
 }
-
-// literalRunsOnQuerier are the aggregations Loki's frontend shards even
-// over a bare number.
-var literalRunsOnQuerier = map[string]bool{"sum": true, "count": true, "avg": true}

@@ -19,7 +19,7 @@ type Metric interface{ metric() }
 // RangeAgg is a range aggregation over a log query, computed from its
 // rows.
 type RangeAgg struct {
-	Op     string
+	Op     logql.RangeOp
 	Log    *LogQuery
 	Range  int64 // ns
 	Offset int64 // ns
@@ -78,7 +78,7 @@ func (ra *RangeAgg) EarlyFilters() *EarlyFilters {
 
 // VectorAgg aggregates the samples of each step.
 type VectorAgg struct {
-	Op       string
+	Op       logql.VectorOp
 	Grouping logql.Grouping
 	Param    float64
 	Inner    Metric
@@ -104,7 +104,7 @@ func Unmarked(m Metric) Metric {
 
 // BinOp combines two metrics.
 type BinOp struct {
-	Op       string
+	Op       logql.BinaryOp
 	LHS, RHS Metric
 	Bool     bool
 	Matching *logql.VectorMatching
@@ -149,20 +149,6 @@ func (*SumOfRange) metric()    {}
 func (*Vector) metric()        {}
 func (*LabelReplace) metric()  {}
 func (*QuerierAnswer) metric() {}
-
-// evaluableRangeOps are the range aggregations this slice computes.
-var evaluableRangeOps = map[string]bool{
-	"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true,
-	"sum_over_time": true, "avg_over_time": true, "min_over_time": true, "max_over_time": true,
-	"stdvar_over_time": true, "stddev_over_time": true, "quantile_over_time": true,
-	"first_over_time": true, "last_over_time": true, "rate_counter": true, "absent_over_time": true,
-}
-
-// evaluableVectorOps are the vector aggregations this slice computes.
-var evaluableVectorOps = map[string]bool{
-	"sum": true, "avg": true, "min": true, "max": true, "count": true, "stddev": true, "stdvar": true,
-	"topk": true, "bottomk": true, "sort": true, "sort_desc": true,
-}
 
 // Mapping is a metric query as Loki's query frontend mapped it for
 // sharding (frontend.Shard), or as a querier runs it unmapped
@@ -237,8 +223,8 @@ func (c *compiler) node(e logql.SampleExpr) (Metric, error) {
 }
 
 func (c *compiler) rangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
-	if !evaluableRangeOps[e.Op] {
-		return nil, &logql.UnsupportedError{What: e.Op}
+	if _, ok := rangeOpPlans[e.Op]; !ok {
+		return nil, &logql.UnsupportedError{What: e.Op.String()}
 	}
 	lq, err := CompileLog(withoutUnusedLineFormat(e.Op, e.Left.Left), c.foreign)
 	if err != nil {
@@ -256,7 +242,7 @@ func (c *compiler) rangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 			ra.Early = lq.Early.with(u.PostFilters[0])
 		}
 	}
-	if e.Op == "absent_over_time" {
+	if e.Op == logql.OpAbsentOverTime {
 		// Loki extracts absent_over_time's samples without labels.
 		ra.Grouping = &logql.Grouping{}
 		ra.AbsentLabels = absentLabels(e.Left.Left.Matchers())
@@ -285,12 +271,12 @@ func absentLabels(ms []*logql.Matcher) model.Labels {
 }
 
 // withoutUnusedLineFormat drops the line_format stages whose line nothing
-// reads, as Loki's engine optimises range aggregations other than
-// bytes_over_time and bytes_rate: a line_format stays only when a parser
-// or a line filter follows it.
-func withoutUnusedLineFormat(op string, sel logql.LogSelectorExpr) logql.LogSelectorExpr {
+// reads, as Loki's engine optimises range aggregations other than those
+// measuring lines (bytes_over_time, bytes_rate): a line_format stays only
+// when a parser or a line filter follows it.
+func withoutUnusedLineFormat(op logql.RangeOp, sel logql.LogSelectorExpr) logql.LogSelectorExpr {
 	p, ok := sel.(*logql.PipelineExpr)
-	if !ok || op == "bytes_over_time" || op == "bytes_rate" {
+	if !ok || op.LineBytes() {
 		return sel
 	}
 	var kept []logql.Stage
@@ -324,7 +310,7 @@ func lineReadAfter(stages []logql.Stage) bool {
 // exactly: no unwrap, no local stage that changes lines or labels, no
 // grouping.
 func (ra *RangeAgg) StreamBucketable() bool {
-	return bucketOps[ra.Op] && ra.Unwrap == nil && ra.Log.PushdownExact && len(ra.Log.Drop) == 0 &&
+	return Bucketable(ra.Op) && ra.Unwrap == nil && ra.Log.PushdownExact && len(ra.Log.Drop) == 0 &&
 		ra.Grouping == nil && ra.Hints == nil && !ra.FromRows && ra.Log.foreignBuckets(ra.Op, nil, true, false)
 }
 
@@ -333,12 +319,12 @@ func (ra *RangeAgg) StreamBucketable() bool {
 // bytes of rows stored without a line, detected_level and renamed or
 // derived grouping labels are only known to vloki. linesChecked: the
 // executor makes sure no row lacks a line.
-func (lq *LogQuery) foreignBuckets(op string, by []string, perSeries, linesChecked bool) bool {
+func (lq *LogQuery) foreignBuckets(op logql.RangeOp, by []string, perSeries, linesChecked bool) bool {
 	f := lq.Foreign
 	if f == nil {
 		return true
 	}
-	if (needsLineBytes(op) && !linesChecked) || (perSeries && f.Levels != nil) {
+	if (op.LineBytes() && !linesChecked) || (perSeries && f.Levels != nil) {
 		return false
 	}
 	for _, b := range by {
@@ -349,16 +335,10 @@ func (lq *LogQuery) foreignBuckets(op string, by []string, perSeries, linesCheck
 	return true
 }
 
-func needsLineBytes(op string) bool { return op == "bytes_over_time" || op == "bytes_rate" }
-
 // canInjectGrouping reports whether a parent sum's grouping replaces the
 // range aggregation's at extraction, as Loki injects it.
 func (ra *RangeAgg) canInjectGrouping() bool {
-	switch ra.Op {
-	case "count_over_time", "rate", "bytes_over_time", "bytes_rate", "sum_over_time":
-		return ra.Grouping == nil
-	}
-	return false
+	return rangeOpPlans[ra.Op].sumGrouping && ra.Grouping == nil
 }
 
 // ExtractGrouping is the grouping the sample extraction applies: the
@@ -407,8 +387,10 @@ func (ra *RangeAgg) hints(g *logql.Grouping) *ParserHints {
 }
 
 func (c *compiler) vectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
-	if !evaluableVectorOps[e.Op] {
-		return nil, &logql.UnsupportedError{What: e.Op}
+	if e.Op.Refusal() != nil {
+		// Loki refuses it before it plans (logql.Refusal), and vloki does
+		// not evaluate it.
+		return nil, &logql.UnsupportedError{What: e.Op.String()}
 	}
 	inner, err := c.metric(e.Left)
 	if err != nil {
@@ -417,7 +399,7 @@ func (c *compiler) vectorAgg(e *logql.VectorAggregationExpr) (Metric, error) {
 	if s := sumOfRange(e, inner); s != nil {
 		return s, nil
 	}
-	if ra, ok := inner.(*RangeAgg); ok && e.Op == "sum" && ra.canInjectGrouping() {
+	if ra, ok := inner.(*RangeAgg); ok && e.Op == logql.OpSum && ra.canInjectGrouping() {
 		ra.InjectSumGrouping(e.Grouping)
 	}
 	v := &VectorAgg{Op: e.Op, Inner: inner}
@@ -446,7 +428,7 @@ func (c *compiler) binOp(e *logql.BinOpExpr) (Metric, error) {
 // query VictoriaLogs evaluates exactly, where no grouping label is dropped.
 func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	ra, ok := inner.(*RangeAgg)
-	if !ok || e.Op != "sum" || (e.Grouping != nil && e.Grouping.Without) || !bucketOps[ra.Op] || ra.Unwrap != nil {
+	if !ok || e.Op != logql.OpSum || (e.Grouping != nil && e.Grouping.Without) || !Bucketable(ra.Op) || ra.Unwrap != nil {
 		return nil
 	}
 	if !ra.Log.PushdownExact && !(ra.Log.ExactButParsers && ra.parsersIdleUnder(e.Grouping)) {
@@ -456,7 +438,7 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	if e.Grouping != nil {
 		by = e.Grouping.Groups
 	}
-	linesOnly := ra.Log.Foreign != nil && needsLineBytes(ra.Op)
+	linesOnly := ra.Log.Foreign != nil && ra.Op.LineBytes()
 	if !ra.Log.foreignBuckets(ra.Op, by, false, linesOnly) {
 		return nil
 	}
@@ -491,9 +473,6 @@ func (ra *RangeAgg) parsersIdleUnder(g *logql.Grouping) bool {
 	h := ra.hints(&logql.Grouping{})
 	return h != nil && h.NoLabels
 }
-
-// bucketOps are the range aggregations VictoriaLogs' buckets answer.
-var bucketOps = map[string]bool{"count_over_time": true, "rate": true, "bytes_over_time": true, "bytes_rate": true}
 
 // parserHints mirrors log.NewParserHint: the labels parsers must extract,
 // or nil for all of them.

@@ -1,6 +1,11 @@
 // Package plan compiles a parsed LogQL query into a typed plan: what runs
 // inside VictoriaLogs (a LogsQL filter) and what runs locally on the rows it
 // returns.
+//
+// What planning knows of each LogQL aggregation (whether VictoriaLogs'
+// buckets answer it, whether a sum's grouping is injected into it, how
+// Loki's frontend shards it) is one row per operator in ops.go, keyed by
+// logql's typed operators.
 package plan
 
 import (
