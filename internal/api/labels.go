@@ -46,7 +46,7 @@ func (s *Server) serveValues(w http.ResponseWriter, r *http.Request, endpoint, f
 func (s *Server) labelQuery(w http.ResponseWriter, r *http.Request) (*loghttp.LabelQuery, bool) {
 	q, err := loghttp.ParseLabelQuery(r, time.Now())
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(r))
 	}
 	if err == nil {
 		err = loghttp.CheckRangeOrder(q.Start, q.End)
@@ -149,7 +149,7 @@ func (s *Server) series(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength); err != nil {
+	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(r)); err != nil {
 		writeError(w, err)
 		return
 	}

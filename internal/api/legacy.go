@@ -50,10 +50,10 @@ func (s *Server) parseLegacyQuery(r *http.Request, now time.Time) (*loghttp.Rang
 	if _, ok := expr.(logql.SampleExpr); ok {
 		return nil, nil, legacyRPCError("legacy endpoints only support streams result type")
 	}
-	if err := loghttp.CheckEntriesLimit(q.Limit, s.d.MaxEntriesLimitPerQuery); err != nil {
+	if err := loghttp.CheckEntriesLimit(q.Limit, s.limitsOf(r).MaxEntriesLimitPerQuery); err != nil {
 		return nil, nil, err
 	}
-	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength); err != nil {
+	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(r)); err != nil {
 		return nil, nil, err
 	}
 	return &q.RangeQuery, expr, nil

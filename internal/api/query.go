@@ -16,10 +16,10 @@ func (s *Server) queryRange(w http.ResponseWriter, r *http.Request) {
 	q, err := loghttp.ParseRangeQuery(r, start)
 	var expr logql.Expr
 	if err == nil {
-		expr, err = s.parseQuery(q.Query, q.Limit)
+		expr, err = s.parseQuery(r, q.Query, q.Limit)
 	}
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(r))
 	}
 	if err != nil {
 		writeError(w, err)
@@ -52,7 +52,7 @@ func (s *Server) queryInstant(w http.ResponseWriter, r *http.Request) {
 		writeError(w, err)
 		return
 	}
-	expr, err := s.parseQuery(q.Query, q.Limit)
+	expr, err := s.parseQuery(r, q.Query, q.Limit)
 	if err != nil {
 		// Loki refuses a log query as an instant query before it builds
 		// its stages, whose errors (templates, ip()) come later.
@@ -79,12 +79,12 @@ func (s *Server) queryInstant(w http.ResponseWriter, r *http.Request) {
 
 // parseQuery parses the LogQL once for the whole request, then applies the
 // entries limit, in Loki's order.
-func (s *Server) parseQuery(query string, limit uint32) (logql.Expr, error) {
+func (s *Server) parseQuery(r *http.Request, query string, limit uint32) (logql.Expr, error) {
 	expr, err := logql.ParseExpr(query)
 	if err != nil {
 		return nil, err
 	}
-	if err := loghttp.CheckEntriesLimit(limit, s.d.MaxEntriesLimitPerQuery); err != nil {
+	if err := loghttp.CheckEntriesLimit(limit, s.limitsOf(r).MaxEntriesLimitPerQuery); err != nil {
 		return nil, err
 	}
 	return expr, nil

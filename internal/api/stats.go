@@ -22,7 +22,7 @@ func (s *Server) indexStats(w http.ResponseWriter, r *http.Request) {
 	q, err := loghttp.ParseRangeQuery(r, time.Now())
 	if err == nil {
 		// Loki rounds an index stats request out to whole milliseconds.
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), loghttp.CeilMs(q.End), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), loghttp.CeilMs(q.End), s.maxQueryLength(r))
 	}
 	if err != nil {
 		writeError(w, err)

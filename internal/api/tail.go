@@ -123,10 +123,10 @@ func (s *Server) tailRequest(w http.ResponseWriter, r *http.Request) (*plan.LogQ
 	}
 	q, err := loghttp.ParseTailQuery(r, time.Now())
 	if err == nil {
-		err = loghttp.CheckEntriesLimit(q.Limit, s.d.MaxEntriesLimitPerQuery)
+		err = loghttp.CheckEntriesLimit(q.Limit, s.limitsOf(r).MaxEntriesLimitPerQuery)
 	}
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), time.Now().UnixMilli(), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), time.Now().UnixMilli(), s.maxQueryLength(r))
 	}
 	if err != nil {
 		writeError(w, err)

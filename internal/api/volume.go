@@ -30,7 +30,7 @@ func (s *Server) volume(isRange bool) http.HandlerFunc {
 		ms, err := logql.ParseMatchers(q.Query, true)
 		if err == nil {
 			// Loki's volume requests count whole seconds.
-			err = loghttp.CheckQueryLength(q.Start.Unix()*1000, q.End.Unix()*1000, s.d.MaxQueryLength)
+			err = loghttp.CheckQueryLength(q.Start.Unix()*1000, q.End.Unix()*1000, s.maxQueryLength(r))
 		}
 		if err != nil {
 			writeError(w, err)

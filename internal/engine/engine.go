@@ -14,30 +14,18 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/plan"
 )
 
-// Limits are the per-query limits the engine enforces.
-type Limits struct {
-	MaxQuerySeries int
-	QueryTimeout   time.Duration
-	// MaxQueryLength bounds each sub-query's span plus its longest range,
-	// as Loki's queriers check it (0: unlimited).
-	MaxQueryLength time.Duration
-	// MaxBufferedBytes bounds what one metric query holds while it reads
-	// rows (0: unlimited).
-	MaxBufferedBytes int64
-	// MaxQueryBytesRead is Loki's max_query_bytes_read: the line bytes a
-	// query's selectors may read, measured before it runs (0: unlimited).
-	MaxQueryBytesRead int64
-}
-
 // Engine runs queries against one backend.
 type Engine struct {
-	c      *backend.Client
-	limits Limits
+	c *backend.Client
+	// limits are each tenant's: series, timeout, query length, bytes
+	// read and held.
+	limits *limits.Overrides
 	// foreign, when set, serves data other agents wrote (package foreign).
 	foreign *foreign.Config
 	names   namesCache
@@ -66,7 +54,7 @@ func (e *Engine) Hidden(t backend.Tenant) logsql.Filter {
 
 // New returns an engine over c; f, when set, makes it serve data other
 // agents wrote into VictoriaLogs (its Names are looked up per query).
-func New(c *backend.Client, l Limits, f *foreign.Config) *Engine {
+func New(c *backend.Client, l *limits.Overrides, f *foreign.Config) *Engine {
 	return &Engine{c: c, limits: l, foreign: f}
 }
 
@@ -131,7 +119,7 @@ type Result struct {
 
 // Range answers query_range.
 func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(e.limits.For(t).QueryTimeout))
 	defer cancel()
 	sel, ok := req.Expr.(logql.LogSelectorExpr)
 	if !ok {
@@ -181,7 +169,7 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 	if _, ok := req.Expr.(logql.LogSelectorExpr); ok {
 		return nil, &Error{Status: http.StatusBadRequest, Msg: msgLogOnInstant}
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(e.limits.For(t).QueryTimeout))
 	defer cancel()
 	ts := req.Time.UnixNano()
 	if err := e.checkBytesRead(ctx, t, req.Expr, ts, ts); err != nil {
@@ -211,8 +199,9 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, q metricQuery, st
 		return nil, &Error{Status: refused.Status, Msg: refused.Msg}
 	}
 	splits := splitRanges(start, end, step, se)
+	lim := e.limits.For(t)
 	if step > 0 {
-		if err := e.checkSplitLengths(splits, start, end, se, backward); err != nil {
+		if err := checkSplitLengths(time.Duration(lim.MaxQueryLength), splits, start, end, se, backward); err != nil {
 			return nil, err
 		}
 	}
@@ -230,8 +219,8 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, q metricQuery, st
 	}
 	plan.HideMetric(m, e.Hidden(t))
 	req := exec.MetricRequest{
-		Query: m, Start: start, End: end, Step: step, MaxSeries: e.limits.MaxQuerySeries, SortByValue: sortsByValue(se),
-		Splits: splits, Backward: backward, MaxBufferedBytes: e.limits.MaxBufferedBytes,
+		Query: m, Start: start, End: end, Step: step, MaxSeries: lim.MaxQuerySeries, SortByValue: sortsByValue(se),
+		Splits: splits, Backward: backward, MaxBufferedBytes: int64(lim.MaxQueryBufferedBytes),
 	}
 	run := exec.RunMetric
 	// Data other agents wrote is read with the field names stored over
@@ -252,8 +241,8 @@ func (e *Engine) metric(ctx context.Context, t backend.Tenant, q metricQuery, st
 // a range query: a sub-query (the whole query when unsplit) reads from its
 // start less the longest range to its end (offsets shift both). The first
 // failing sub-query in request order names its length.
-func (e *Engine) checkSplitLengths(splits []exec.SplitRange, start, end int64, se logql.SampleExpr, backward bool) error {
-	if e.limits.MaxQueryLength <= 0 {
+func checkSplitLengths(maxLength time.Duration, splits []exec.SplitRange, start, end int64, se logql.SampleExpr, backward bool) error {
+	if maxLength <= 0 {
 		return nil
 	}
 	if len(splits) == 0 {
@@ -266,8 +255,8 @@ func (e *Engine) checkSplitLengths(splits []exec.SplitRange, start, end int64, s
 			sp = splits[len(splits)-1-i]
 		}
 		length := time.Duration(sp.End - sp.Start + longest)
-		if length > e.limits.MaxQueryLength {
-			return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("the query time range exceeds the limit (query length: %s, limit: %s)", length, model.Duration(e.limits.MaxQueryLength))}
+		if length > maxLength {
+			return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("the query time range exceeds the limit (query length: %s, limit: %s)", length, model.Duration(maxLength))}
 		}
 	}
 	return nil

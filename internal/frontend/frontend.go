@@ -49,10 +49,10 @@ type Config struct {
 	// every push up to it. It also lets label names and values over
 	// recent days be cached until the tenant's next push.
 	AckSeq func(backend.Tenant) uint64
-	// MaxQueryLength is the handlers' max_query_length (0: none): a label
-	// request over it is answered by its handler's error, never by an
-	// answer for the same days.
-	MaxQueryLength time.Duration
+	// MaxQueryLength is the tenant's max_query_length, as the handlers
+	// read it (nil or 0: none): a label request over it is answered by its
+	// handler's error, never by an answer for the same days.
+	MaxQueryLength func(backend.Tenant) time.Duration
 	// Retention is the storage's retention (0: none), for AckSeq-keyed
 	// answers: rows it deletes change answers without a push.
 	Retention time.Duration
@@ -156,6 +156,13 @@ func AckSeqFrom(ctx context.Context) (uint64, bool) {
 	return st.acks, ok && st.acksOK
 }
 
+func (f *Frontend) maxQueryLength(t backend.Tenant) time.Duration {
+	if f.cfg.MaxQueryLength == nil {
+		return 0
+	}
+	return f.cfg.MaxQueryLength(t)
+}
+
 func (f *Frontend) generation(t backend.Tenant) uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -190,7 +197,7 @@ type TenantFunc func(context.Context) backend.Tenant
 func (f *Frontend) Wrap(route string, tenantOf TenantFunc, h http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		t := tenantOf(r.Context())
-		req, err := describe(route, r, f.now(), f.cfg.MaxQueryLength)
+		req, err := describe(route, r, f.now(), f.maxQueryLength(t))
 		if err != nil {
 			f.waitVisible(r.Context(), t)
 			h(w, r) // the handler answers the malformed request

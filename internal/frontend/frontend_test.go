@@ -232,7 +232,7 @@ func TestNegativeOffset(t *testing.T) {
 // (no start, an end to come) do not.
 func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 	f, h := newTest(false), &countingHandler{}
-	f.cfg.MaxQueryLength = 48 * time.Hour
+	f.cfg.MaxQueryLength = func(backend.Tenant) time.Duration { return 48 * time.Hour }
 	ask := func(params string) string {
 		r := httptest.NewRequest("GET", "/loki/api/v1/labels?"+params, nil)
 		r = r.WithContext(context.WithValue(r.Context(), tenantCtxKey{}, backend.Tenant{AccountID: 1}))
@@ -254,7 +254,7 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 		t.Fatalf("a range reaching the day before shared the answer: %q", body)
 	}
 	// The day before and yesterday: two hours, then 47 hours (over 30).
-	f.cfg.MaxQueryLength = 30 * time.Hour
+	f.cfg.MaxQueryLength = func(backend.Tenant) time.Duration { return 30 * time.Hour }
 	ask("start=" + yesterday(-time.Hour) + "&end=" + yesterday(time.Hour))
 	if body := ask("start=" + yesterday(-24*time.Hour) + "&end=" + yesterday(23*time.Hour)); body != "tenant 1 run 3" {
 		t.Fatalf("a range over max_query_length was answered for its days: %q", body)
@@ -276,7 +276,7 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 // handler's error), not the other's.
 func TestTooLongLabelsDoNotJoinAnother(t *testing.T) {
 	f, h := newTest(true), &countingHandler{release: make(chan struct{})}
-	f.cfg.MaxQueryLength = 30 * time.Hour
+	f.cfg.MaxQueryLength = func(backend.Tenant) time.Duration { return 30 * time.Hour }
 	day := now.UTC().Truncate(24 * time.Hour).Add(-48 * time.Hour)
 	ask := func(from, to time.Duration) string {
 		q := "start=" + strconv.FormatInt(day.Add(from).UnixNano(), 10) + "&end=" + strconv.FormatInt(day.Add(to).UnixNano(), 10)
