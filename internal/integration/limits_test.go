@@ -109,6 +109,16 @@ func overridesUnderLoad(t *testing.T, tg target, file string) {
 		"ingestion rate limit exceeded for user lim-a (limit: 1048 bytes/sec) while attempting to ingest '10' lines totaling '990' bytes, reduce log volume or contact your Loki administrator to see if the limit can be increased")
 	pushLines(t, tg, "lim-b", 10, 99, http.StatusNoContent, "")
 
+	// Logs Drilldown reads each tenant's own limits.
+	for tenant, want := range map[string]string{
+		"lim-a": `"max_entries_limit_per_query":500,"max_line_size_truncate":false,"max_query_bytes_read":"0B","max_query_length":"1h"`,
+		"lim-b": `"max_entries_limit_per_query":5000,"max_line_size_truncate":false,"max_query_bytes_read":"0B","max_query_length":"30d1h"`,
+	} {
+		if r := tg.get(t, "/loki/api/v1/drilldown-limits", tenant, nil, nil); !strings.Contains(string(r.body), want) {
+			t.Errorf("drilldown-limits of %s: %s", tenant, r.body)
+		}
+	}
+
 	// A bad file keeps the limits in force, and says so in Loki's gauge.
 	writeRuntime(t, file, "overrides:\n  lim-a:\n    max_query_length: soon\n")
 	waitMetric(t, tg, `loki_runtime_config_last_reload_successful{config="loki"} 0`)
