@@ -19,7 +19,8 @@ import (
 // (ingestion_rate_mb, ingestion_burst_size_mb): a token bucket per tenant
 // of entry bytes — line plus structured metadata, detected_level
 // excluded, as Loki counts them — refilled at the tenant's rate up to its
-// burst. A tenant whose limits change keeps its bucket at the new rate.
+// burst. A tenant whose limits change keeps its bucket, set to its new
+// rate and burst at its next push (as Loki's limiter does).
 type RateLimiter struct {
 	limits *limits.Overrides
 
