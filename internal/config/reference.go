@@ -103,7 +103,8 @@ func Reference() (string, error) {
 	b.WriteString("# Configuration reference\n\n")
 	b.WriteString("Generated from vloki's flag definitions (`make docs`; `TestReferenceIsCurrent` fails when\n")
 	b.WriteString("this file is stale). Flags override the YAML file given with `-config.file`; a YAML key is\n")
-	b.WriteString("its flag's name with `_` for `-`, nested by its dots.\n\n")
+	b.WriteString("its flag's name with `_` for `-`, nested by its dots (but Loki's `-runtime-config.reload-period`\n")
+	b.WriteString("sets `runtime_config.period`).\n\n")
 	b.WriteString("| flag | YAML key | default | meaning |\n|---|---|---|---|\n")
 	for _, s := range settings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code(s.Flag), code(s.YAML), code(s.Default), strings.ReplaceAll(s.Usage, "|", `\|`))
