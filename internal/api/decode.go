@@ -26,10 +26,10 @@ type edge struct {
 func (s *Server) decodeRange(e edge) (*loghttp.RangeQuery, loghttp.Identity, error) {
 	q, err := loghttp.ParseRangeQuery(e.form, e.now)
 	if err == nil {
-		q.Expr, err = s.parseQuery(q.Query, q.Limit)
+		q.Expr, err = s.parseQuery(e.tenant, q.Query, q.Limit)
 	}
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(e.tenant))
 	}
 	if err != nil {
 		return nil, loghttp.Identity{}, err
@@ -47,7 +47,7 @@ func (s *Server) decodeInstant(e edge) (*loghttp.InstantQuery, loghttp.Identity,
 	if err != nil {
 		return nil, loghttp.Identity{}, err
 	}
-	if q.Expr, err = s.parseQuery(q.Query, q.Limit); err != nil {
+	if q.Expr, err = s.parseQuery(e.tenant, q.Query, q.Limit); err != nil {
 		if lenient, lerr := logql.ParseForFormat(q.Query); lerr == nil {
 			if _, ok := lenient.(logql.LogSelectorExpr); ok {
 				q.Expr, err = lenient, nil
@@ -77,7 +77,7 @@ func (s *Server) decodeLabels(named bool) func(edge) (labelRequest, loghttp.Iden
 	return func(e edge) (labelRequest, loghttp.Identity, error) {
 		q, err := loghttp.ParseLabelQuery(e.form, e.now)
 		if err == nil {
-			err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
+			err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(e.tenant))
 		}
 		if err == nil {
 			err = loghttp.CheckRangeOrder(q.Start, q.End)
@@ -114,7 +114,7 @@ func (s *Server) decodeSeries(e edge) (seriesRequest, loghttp.Identity, error) {
 		_, err = logql.ParseMatchers(q.Matchers[i], false)
 	}
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(e.tenant))
 	}
 	if err == nil {
 		err = loghttp.CheckRangeOrder(q.Start, q.End)
@@ -149,7 +149,7 @@ func (s *Server) decodeVolume(isRange bool) func(edge) (volumeRequest, loghttp.I
 			ms, err = logql.ParseMatchers(q.Query, true)
 		}
 		if err == nil {
-			err = loghttp.CheckQueryLength(q.Start.Unix()*1000, q.End.Unix()*1000, s.d.MaxQueryLength)
+			err = loghttp.CheckQueryLength(q.Start.Unix()*1000, q.End.Unix()*1000, s.maxQueryLength(e.tenant))
 		}
 		if err != nil {
 			return volumeRequest{}, loghttp.Identity{}, err
@@ -170,7 +170,7 @@ type selectorRange struct {
 func (s *Server) decodeIndexStats(e edge) (selectorRange, loghttp.Identity, error) {
 	q, err := loghttp.ParseRangeQuery(e.form, e.now)
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), loghttp.CeilMs(q.End), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), loghttp.CeilMs(q.End), s.maxQueryLength(e.tenant))
 	}
 	var ms []*logql.Matcher
 	if err == nil {
@@ -255,10 +255,10 @@ func (s *Server) decodeLegacyQuery(e edge) (*loghttp.RangeQuery, loghttp.Identit
 	if _, ok := q.Expr.(logql.SampleExpr); ok {
 		return nil, loghttp.Identity{}, legacyRPCError("legacy endpoints only support streams result type")
 	}
-	if err := loghttp.CheckEntriesLimit(q.Limit, s.d.MaxEntriesLimitPerQuery); err != nil {
+	if err := loghttp.CheckEntriesLimit(q.Limit, s.limitsOf(e.tenant).MaxEntriesLimitPerQuery); err != nil {
 		return nil, loghttp.Identity{}, err
 	}
-	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.d.MaxQueryLength); err != nil {
+	if err := loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(e.tenant)); err != nil {
 		return nil, loghttp.Identity{}, err
 	}
 	q.Identify(e.form, e.headers)

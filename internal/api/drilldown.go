@@ -7,27 +7,17 @@ import (
 	"github.com/vloki/vloki/internal/tenant"
 )
 
-// DrilldownLimits are the tenant limits Logs Drilldown reads.
-type DrilldownLimits struct {
-	MaxEntriesLimitPerQuery int
-	MaxQuerySeries          int
-	MaxQueryLength          string
-	QueryTimeout            string
-	DiscoverServiceName     []string
-	DiscoverLogLevels       bool
-	LogLevelFields          []string
-	RetentionPeriod         string
-}
-
-// drilldownLimits serves /loki/api/v1/drilldown-limits. Like Loki it needs
-// X-Scope-OrgID even when auth is off. pattern_ingester_enabled tells
-// Drilldown whether to show its Patterns tab.
+// drilldownLimits serves /loki/api/v1/drilldown-limits: the limits of the
+// tenant X-Scope-OrgID names, which Loki requires even when auth is off
+// (and then reads that tenant's overrides, as here). pattern_ingester_enabled
+// tells Drilldown whether to show its Patterns tab.
 func (s *Server) drilldownLimits(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get(tenant.Header) == "" {
+	name := r.Header.Get(tenant.Header)
+	if name == "" {
 		writeText(w, http.StatusUnauthorized, "no org id\n")
 		return
 	}
-	l := s.d.DrilldownLimits
+	l := s.d.Limits.For(s.d.Tenants.Map(name))
 	body := map[string]any{
 		"limits": map[string]any{
 			"discover_log_levels":         l.DiscoverLogLevels,
@@ -35,15 +25,15 @@ func (s *Server) drilldownLimits(w http.ResponseWriter, r *http.Request) {
 			"log_level_fields":            l.LogLevelFields,
 			"max_entries_limit_per_query": l.MaxEntriesLimitPerQuery,
 			"max_line_size_truncate":      false,
-			"max_query_bytes_read":        "0B",
-			"max_query_length":            l.MaxQueryLength,
+			"max_query_bytes_read":        l.MaxQueryBytesRead.String(),
+			"max_query_length":            l.MaxQueryLength.String(),
 			"max_query_lookback":          "0s",
 			"max_query_range":             "0s",
 			"max_query_series":            l.MaxQuerySeries,
 			"metric_aggregation_enabled":  false,
 			"pattern_persistence_enabled": false,
-			"query_timeout":               l.QueryTimeout,
-			"retention_period":            l.RetentionPeriod,
+			"query_timeout":               l.QueryTimeout.String(),
+			"retention_period":            "0s",
 			"retention_stream":            []any{},
 			"volume_enabled":              true,
 			"volume_max_series":           1000,

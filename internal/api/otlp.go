@@ -30,7 +30,7 @@ func (s *Server) otlpLogs(w http.ResponseWriter, r *http.Request) {
 		writeOTLPError(w, err)
 		return
 	}
-	req, err := otlp.ToPush(logs, s.d.Ingester.Limits.DiscoverServiceName, s.d.OTLP)
+	req, err := otlp.ToPush(logs, s.d.Limits.For(t).DiscoverServiceName, s.d.OTLP)
 	if err != nil {
 		writeOTLPError(w, &push.Error{Status: http.StatusBadRequest, Msg: err.Error()})
 		return

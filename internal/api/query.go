@@ -49,12 +49,12 @@ func (s *Server) queryInstant(w http.ResponseWriter, ctx context.Context, t back
 
 // parseQuery parses the LogQL once for the whole request, then applies the
 // entries limit, in Loki's order.
-func (s *Server) parseQuery(query string, limit uint32) (logql.Expr, error) {
+func (s *Server) parseQuery(t backend.Tenant, query string, limit uint32) (logql.Expr, error) {
 	expr, err := logql.ParseExpr(query)
 	if err != nil {
 		return nil, err
 	}
-	if err := loghttp.CheckEntriesLimit(limit, s.d.MaxEntriesLimitPerQuery); err != nil {
+	if err := loghttp.CheckEntriesLimit(limit, s.limitsOf(t).MaxEntriesLimitPerQuery); err != nil {
 		return nil, err
 	}
 	return expr, nil

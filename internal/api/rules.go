@@ -30,11 +30,6 @@ type Ruler struct {
 	// EvaluationInterval is Loki's ruler.evaluation_interval, the interval
 	// of groups that set none.
 	EvaluationInterval time.Duration
-	// MaxRulesPerRuleGroup and MaxRuleGroupsPerTenant are Loki's
-	// ruler_max_rules_per_rule_group and ruler_max_rule_groups_per_tenant
-	// (0: unlimited).
-	MaxRulesPerRuleGroup   int
-	MaxRuleGroupsPerTenant int
 	// Evaluator, when set, evaluates the stored rules: the Prometheus
 	// endpoints show its state.
 	Evaluator *eval.Evaluator
@@ -359,9 +354,9 @@ func (s *Server) createRuleGroup(w http.ResponseWriter, r *http.Request, tenant,
 		httpError(w, rulestore.JoinErrors(errs), http.StatusBadRequest)
 		return
 	}
-	rc := s.d.Ruler
-	if rc.MaxRulesPerRuleGroup > 0 && len(g.Rules) > rc.MaxRulesPerRuleGroup {
-		httpError(w, fmt.Sprintf("per-user rules per rule group limit (limit: %d actual: %d) exceeded", rc.MaxRulesPerRuleGroup, len(g.Rules)), http.StatusBadRequest)
+	rc, l := s.d.Ruler, s.d.Limits.For(s.d.Tenants.Map(tenant))
+	if l.RulerMaxRulesPerRuleGroup > 0 && len(g.Rules) > l.RulerMaxRulesPerRuleGroup {
+		httpError(w, fmt.Sprintf("per-user rules per rule group limit (limit: %d actual: %d) exceeded", l.RulerMaxRulesPerRuleGroup, len(g.Rules)), http.StatusBadRequest)
 		return
 	}
 	n, err := rc.Store.CountGroups(tenant)
@@ -370,8 +365,8 @@ func (s *Server) createRuleGroup(w http.ResponseWriter, r *http.Request, tenant,
 		return
 	}
 	// Loki counts the new group even when it replaces one.
-	if rc.MaxRuleGroupsPerTenant > 0 && n+1 > rc.MaxRuleGroupsPerTenant {
-		httpError(w, fmt.Sprintf("per-user rule groups limit (limit: %d actual: %d) exceeded", rc.MaxRuleGroupsPerTenant, n+1), http.StatusBadRequest)
+	if l.RulerMaxRuleGroupsPerTenant > 0 && n+1 > l.RulerMaxRuleGroupsPerTenant {
+		httpError(w, fmt.Sprintf("per-user rule groups limit (limit: %d actual: %d) exceeded", l.RulerMaxRuleGroupsPerTenant, n+1), http.StatusBadRequest)
 		return
 	}
 	if err := rc.Store.SetGroup(tenant, namespace, g); err != nil {

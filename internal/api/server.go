@@ -17,6 +17,7 @@ import (
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/streamindex"
@@ -40,10 +41,9 @@ type Deps struct {
 	OTLP *otlp.Config
 	// Patterns configures /loki/api/v1/patterns.
 	Patterns Patterns
-	// MaxEntriesLimitPerQuery is Loki's max_entries_limit_per_query.
-	MaxEntriesLimitPerQuery int
-	// MaxQueryLength is Loki's max_query_length (0: unlimited).
-	MaxQueryLength time.Duration
+	// Limits are each tenant's limits (entries, query length, those
+	// Logs Drilldown reads, the ruler's).
+	Limits *limits.Overrides
 	// Ready reports whether the backend can serve; nil means always.
 	Ready func() error
 	// Streams answers label names and values from memory when it knows
@@ -69,8 +69,6 @@ type Deps struct {
 	Frontend *frontend.Frontend
 	// CompressResponses gzips query answers as Loki's compress_responses.
 	CompressResponses bool
-	// DrilldownLimits are reported to Logs Drilldown.
-	DrilldownLimits DrilldownLimits
 	// Deletes serves Loki's delete API (nil: its routes are absent, as in
 	// a Loki without retention).
 	Deletes *deletion.Service

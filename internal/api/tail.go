@@ -124,10 +124,10 @@ func (s *Server) tailRequest(w http.ResponseWriter, r *http.Request) (*plan.LogQ
 	}
 	q, err := loghttp.ParseTailQuery(form, time.Now())
 	if err == nil {
-		err = loghttp.CheckEntriesLimit(q.Limit, s.d.MaxEntriesLimitPerQuery)
+		err = loghttp.CheckEntriesLimit(q.Limit, s.limitsOf(tenantFrom(r.Context())).MaxEntriesLimitPerQuery)
 	}
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), time.Now().UnixMilli(), s.d.MaxQueryLength)
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), time.Now().UnixMilli(), s.maxQueryLength(tenantFrom(r.Context())))
 	}
 	if err != nil {
 		writeError(w, err)

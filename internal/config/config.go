@@ -17,6 +17,7 @@ import (
 	promconfig "github.com/prometheus/prometheus/config"
 	"gopkg.in/yaml.v3"
 
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/otlp"
 )
 
@@ -27,7 +28,9 @@ type Config struct {
 	Storage Storage `yaml:"storage"`
 	Auth    Auth    `yaml:"auth"`
 	Limits  Limits  `yaml:"limits"`
-	Tail    Tail    `yaml:"tail"`
+	// RuntimeConfig overrides limits per tenant, reloaded while running.
+	RuntimeConfig RuntimeConfig `yaml:"runtime_config"`
+	Tail          Tail          `yaml:"tail"`
 	// Frontend coalesces identical queries and caches answers.
 	Frontend Frontend `yaml:"frontend"`
 	// QueryScheduler bounds the queries that run at once.
@@ -96,32 +99,23 @@ type Auth struct {
 	TenantsFile string `yaml:"tenants_file"`
 }
 
-// Limits mirror Loki's per-tenant limits of the same names.
+// Limits are the limits block: the defaults of the per-tenant limits
+// (package limits, Loki's limits_config names; a tenant's overrides come
+// from the runtime configuration file), and the process-wide ones.
 type Limits struct {
-	MaxEntriesLimitPerQuery int           `yaml:"max_entries_limit_per_query"`
-	MaxQuerySeries          int           `yaml:"max_query_series"`
-	QueryTimeout            time.Duration `yaml:"query_timeout"`
-	MaxQueryLength          time.Duration `yaml:"max_query_length"`
-	MaxLineSize             int           `yaml:"max_line_size"`
-	MaxPushBodyBytes        int64         `yaml:"max_push_body_bytes"`
-	DiscoverServiceName     []string      `yaml:"discover_service_name"`
-	DiscoverLogLevels       bool          `yaml:"discover_log_levels"`
-	// IngestionRateMB and IngestionBurstSizeMB are Loki's per-tenant
-	// ingestion rate limit, in MiB of entries (lines and structured
-	// metadata) a second; 0 turns it off.
-	IngestionRateMB      float64 `yaml:"ingestion_rate_mb"`
-	IngestionBurstSizeMB float64 `yaml:"ingestion_burst_size_mb"`
-	// MaxQueryBufferedBytes bounds the bytes one metric query holds while
-	// reading rows (samples, per-series buckets); over it the query fails
-	// with a 400 rather than growing without bound. 0: unlimited.
-	MaxQueryBufferedBytes int64 `yaml:"max_query_buffered_bytes"`
-	// MaxQueryBytesRead is Loki's max_query_bytes_read: a metric query, or
-	// a log query with a filter, whose selectors would read more line
-	// bytes over its range is refused before it runs. 0: unlimited.
-	MaxQueryBytesRead int64 `yaml:"max_query_bytes_read"`
+	limits.Limits `yaml:",inline"`
+	// MaxPushBodyBytes bounds a decompressed push body.
+	MaxPushBodyBytes int64 `yaml:"max_push_body_bytes"`
 	// OTLPConfig is Loki's otlp_config: what becomes of OpenTelemetry
-	// resource, scope and log attributes (YAML only).
+	// resource, scope and log attributes (YAML only; for every tenant).
 	OTLPConfig otlp.Config `yaml:"otlp_config"`
+}
+
+// RuntimeConfig is Loki's runtime_config: a file of per-tenant limits
+// (overrides:), read again every Period while vloki runs.
+type RuntimeConfig struct {
+	File   string        `yaml:"file"`
+	Period time.Duration `yaml:"period"`
 }
 
 // Frontend configures the query frontend (package frontend).
@@ -289,11 +283,6 @@ type Ruler struct {
 	// survive a restart (vloki's; off, they start over, as in Loki).
 	PersistAlertState bool   `yaml:"persist_alert_state"`
 	AlertStateDir     string `yaml:"alert_state_dir"`
-	// MaxRulesPerRuleGroup and MaxRuleGroupsPerTenant are Loki's
-	// limits_config ruler_max_rules_per_rule_group and
-	// ruler_max_rule_groups_per_tenant (0: unlimited).
-	MaxRulesPerRuleGroup   int `yaml:"max_rules_per_rule_group"`
-	MaxRuleGroupsPerTenant int `yaml:"max_rule_groups_per_tenant"`
 	// Backfill bounds the backfill of recording rules (vloki's).
 	Backfill RulerBackfill `yaml:"backfill"`
 	// Lease lets one replica of several sharing the rule directory
@@ -427,25 +416,13 @@ const DefaultMsgValue = "missing _msg field; see https://docs.victoriametrics.co
 // Default returns the configuration used when nothing is set.
 func Default() Config {
 	return Config{
-		Server:  Server{HTTPListenPort: 3100},
-		Backend: Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue, SoleWriter: "auto"},
-		Storage: Storage{Path: "./data", Retention: "100y", FlushInterval: 5 * time.Second},
-		Limits: Limits{
-			MaxEntriesLimitPerQuery: 5000,
-			MaxQuerySeries:          500,
-			QueryTimeout:            time.Minute,
-			MaxQueryLength:          721 * time.Hour,
-			MaxLineSize:             256 * 1024,
-			MaxPushBodyBytes:        64 << 20,
-			DiscoverLogLevels:       true,
-			// VictoriaLogs ingests far faster than Loki's ingesters (whose
-			// defaults are 4 and 6): the bound is there to protect, not to
-			// throttle a migration.
-			IngestionRateMB: 64, IngestionBurstSizeMB: 128,
-			MaxQueryBufferedBytes: 256 << 20,
-		},
-		Tail:     Tail{Backend: "auto"},
-		Deletion: Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
+		Server:        Server{HTTPListenPort: 3100},
+		Backend:       Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue, SoleWriter: "auto"},
+		Storage:       Storage{Path: "./data", Retention: "100y", FlushInterval: 5 * time.Second},
+		Limits:        Limits{Limits: limits.Default(), MaxPushBodyBytes: 64 << 20},
+		RuntimeConfig: RuntimeConfig{Period: 10 * time.Second},
+		Tail:          Tail{Backend: "auto"},
+		Deletion:      Deletion{Mode: "filter-and-delete", CancelPeriod: 24 * time.Hour, MaxInterval: 24 * time.Hour},
 		Ruler: Ruler{EnableAPI: true, EnableEvaluation: true, EvaluationInterval: time.Minute, PollInterval: time.Minute, RulePath: "/rules",
 			ForOutageTolerance: time.Hour, ForGracePeriod: 10 * time.Minute, ResendDelay: time.Minute,
 			NotificationQueueCapacity: 10000, NotificationTimeout: 10 * time.Second, PersistAlertState: true,
@@ -521,8 +498,6 @@ func (c Config) Validate() error {
 	switch {
 	case c.Server.HTTPListenPort < 0 || c.Server.HTTPListenPort > 65535:
 		return fmt.Errorf("server.http_listen_port %d out of range", c.Server.HTTPListenPort)
-	case c.Limits.MaxEntriesLimitPerQuery <= 0:
-		return errors.New("limits.max_entries_limit_per_query must be > 0")
 	case c.Deletion.Mode != "disabled" && c.Deletion.Mode != "filter-only" && c.Deletion.Mode != "filter-and-delete":
 		return fmt.Errorf("deletion.mode %q: want disabled, filter-only or filter-and-delete", c.Deletion.Mode)
 	case c.Ruler.EvaluationInterval <= 0:
@@ -533,8 +508,6 @@ func (c Config) Validate() error {
 		return errors.New("ruler.query_offset must be >= 0")
 	case c.Ruler.Storage.Type != "" && c.Ruler.Storage.Type != "local":
 		return fmt.Errorf("ruler.storage.type %q: vloki keeps rules in Loki's local layout only (local)", c.Ruler.Storage.Type)
-	case c.Ruler.MaxRulesPerRuleGroup < 0 || c.Ruler.MaxRuleGroupsPerTenant < 0:
-		return errors.New("ruler.max_rules_per_rule_group and ruler.max_rule_groups_per_tenant must be >= 0")
 	case c.Ruler.Backfill.MaxSlots <= 0:
 		return errors.New("ruler.backfill.max_slots must be > 0")
 	case c.Ruler.Lease.Enabled && (c.Ruler.Lease.RenewPeriod <= 0 || c.Ruler.Lease.Duration < 2*c.Ruler.Lease.RenewPeriod):
@@ -543,8 +516,6 @@ func (c Config) Validate() error {
 		return errors.New("deletion.cancel_period and deletion.max_interval must be >= 0")
 	case c.Storage.FlushInterval < time.Second:
 		return errors.New("storage.flush_interval must be at least 1s")
-	case c.Limits.QueryTimeout <= 0:
-		return errors.New("limits.query_timeout must be > 0")
 	case c.Frontend.ResultsCacheBackend != "memory" && c.Frontend.ResultsCacheBackend != "memcached" && c.Frontend.ResultsCacheBackend != "redis":
 		return fmt.Errorf("frontend.results_cache_backend %q: want memory, memcached or redis", c.Frontend.ResultsCacheBackend)
 	case c.Frontend.ResultsCacheBackend == "memcached" && len(c.Frontend.MemcachedAddresses) == 0:
@@ -555,14 +526,15 @@ func (c Config) Validate() error {
 		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
 	case c.Backend.SoleWriter != "auto" && c.Backend.SoleWriter != "on" && c.Backend.SoleWriter != "off":
 		return fmt.Errorf("backend.sole_writer %q: want auto, on or off", c.Backend.SoleWriter)
-	case c.Limits.MaxQueryBytesRead < 0:
-		return errors.New("limits.max_query_bytes_read must be >= 0")
-	case c.Limits.MaxQueryBufferedBytes < 0:
-		return errors.New("limits.max_query_buffered_bytes must be >= 0")
+	case c.RuntimeConfig.File != "" && c.RuntimeConfig.Period <= 0:
+		return errors.New("runtime_config.period must be > 0")
 	case c.Memory.AllowedPercent < 1 || c.Memory.AllowedPercent > 100:
 		return fmt.Errorf("memory.allowed_percent %g: want 1 to 100", c.Memory.AllowedPercent)
 	case c.Memory.AllowedBytes < 0:
 		return errors.New("memory.allowed_bytes must be >= 0")
+	}
+	if err := c.Limits.Validate(); err != nil {
+		return fmt.Errorf("limits.%w", err)
 	}
 	return c.validateRemoteWrite()
 }

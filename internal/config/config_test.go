@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/prometheus/common/model"
 )
 
 func TestFlagsOverrideFile(t *testing.T) {
@@ -18,7 +20,7 @@ func TestFlagsOverrideFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server.HTTPListenPort != 5100 || cfg.Backend.URL != "http://vl:9428" || cfg.Limits.QueryTimeout != 2*time.Minute {
+	if cfg.Server.HTTPListenPort != 5100 || cfg.Backend.URL != "http://vl:9428" || cfg.Limits.QueryTimeout != model.Duration(2*time.Minute) {
 		t.Fatalf("got %+v", cfg)
 	}
 	if cfg.Limits.MaxEntriesLimitPerQuery != 5000 {
@@ -61,5 +63,30 @@ func TestMemorySettings(t *testing.T) {
 	}
 	if _, err := Load([]string{"-memory.allowed-percent", "0"}, io.Discard); err == nil {
 		t.Fatal("want error for memory.allowed_percent 0")
+	}
+}
+
+// TestLimitsInLokiNotation: the limits block takes Loki's durations and
+// byte sizes, from the file and from flags; runtime_config is Loki's.
+func TestLimitsInLokiNotation(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	yml := "limits:\n  max_query_length: 30d\n  max_query_bytes_read: 10GB\n  max_line_size: 1024\n" +
+		"runtime_config:\n  file: /etc/vloki/runtime.yaml\n  period: 5s\n"
+	if err := os.WriteFile(p, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load([]string{"-config.file", p, "-limits.max-structured-metadata-size", "1MB"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Limits
+	if l.MaxQueryLength != model.Duration(30*24*time.Hour) || l.MaxQueryBytesRead != 10<<30 || l.MaxLineSize != 1024 || l.MaxStructuredMetadataSize != 1<<20 {
+		t.Errorf("limits %+v", l.Limits)
+	}
+	if cfg.RuntimeConfig.File != "/etc/vloki/runtime.yaml" || cfg.RuntimeConfig.Period != 5*time.Second {
+		t.Errorf("runtime_config %+v", cfg.RuntimeConfig)
+	}
+	if _, err := Load([]string{"-limits.max-entries-limit-per-query", "0"}, io.Discard); err == nil || err.Error() != "limits.max_entries_limit_per_query must be > 0" {
+		t.Errorf("invalid limit: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
@@ -23,6 +24,11 @@ var yamlOnly = map[string]string{
 		"`severity_text_as_label`",
 }
 
+// flagNamed are the YAML keys whose flag Loki names otherwise (its
+// -runtime-config.reload-period sets runtime_config.period), by key, the
+// flag's '-' written '_'.
+var flagNamed = map[string]string{"runtime_config.period": "runtime_config.reload_period"}
+
 // Setting is one documented setting.
 type Setting struct {
 	Flag, YAML, Default, Usage string
@@ -42,11 +48,11 @@ func Settings() ([]Setting, error) {
 
 	var out []Setting
 	for _, key := range yamlKeys(reflect.TypeOf(cfg), "") {
-		f, ok := flags[key]
+		f, ok := flags[cmp.Or(flagNamed[key], key)]
 		switch {
 		case ok:
 			out = append(out, Setting{Flag: "-" + f.Name, YAML: key, Default: f.DefValue, Usage: f.Usage})
-			delete(flags, key)
+			delete(flags, cmp.Or(flagNamed[key], key))
 		case yamlOnly[key] != "":
 			out = append(out, Setting{YAML: key, Usage: yamlOnly[key]})
 		default:
@@ -69,7 +75,11 @@ func yamlKeys(t reflect.Type, prefix string) []string {
 	var keys []string
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if opts == "inline" {
+			keys = append(keys, yamlKeys(f.Type, prefix)...)
+			continue
+		}
 		if name == "" || name == "-" {
 			continue
 		}
@@ -93,7 +103,8 @@ func Reference() (string, error) {
 	b.WriteString("# Configuration reference\n\n")
 	b.WriteString("Generated from vloki's flag definitions (`make docs`; `TestReferenceIsCurrent` fails when\n")
 	b.WriteString("this file is stale). Flags override the YAML file given with `-config.file`; a YAML key is\n")
-	b.WriteString("its flag's name with `_` for `-`, nested by its dots.\n\n")
+	b.WriteString("its flag's name with `_` for `-`, nested by its dots (but Loki's `-runtime-config.reload-period`\n")
+	b.WriteString("sets `runtime_config.period`).\n\n")
 	b.WriteString("| flag | YAML key | default | meaning |\n|---|---|---|---|\n")
 	for _, s := range settings {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s |\n", code(s.Flag), code(s.YAML), code(s.Default), strings.ReplaceAll(s.Usage, "|", `\|`))

@@ -36,7 +36,7 @@ type selectorRange struct {
 // CheckBytesRead applies MaxQueryBytesRead to a query evaluated over
 // [start, end] (Unix ns).
 func (e *Engine) CheckBytesRead(ctx context.Context, t backend.Tenant, expr logql.Expr, start, end int64) error {
-	limit := e.limits.MaxQueryBytesRead
+	limit := int64(e.limits.For(t).MaxQueryBytesRead)
 	if limit <= 0 {
 		return nil
 	}

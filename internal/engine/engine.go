@@ -13,30 +13,18 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/foreign"
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/plan"
 )
 
-// Limits are the per-query limits the engine enforces.
-type Limits struct {
-	MaxQuerySeries int
-	QueryTimeout   time.Duration
-	// MaxQueryLength bounds each sub-query's span plus its longest range,
-	// as Loki's queriers check it (0: unlimited).
-	MaxQueryLength time.Duration
-	// MaxBufferedBytes bounds what one metric query holds while it reads
-	// rows (0: unlimited).
-	MaxBufferedBytes int64
-	// MaxQueryBytesRead is Loki's max_query_bytes_read: the line bytes a
-	// query's selectors may read, measured before it runs (0: unlimited).
-	MaxQueryBytesRead int64
-}
-
 // Engine runs queries against one backend.
 type Engine struct {
-	c      *backend.Client
-	limits Limits
+	c *backend.Client
+	// limits are each tenant's: series, timeout, query length, bytes
+	// read and held.
+	limits *limits.Overrides
 	// foreign, when set, serves data other agents wrote (package foreign).
 	foreign *foreign.Config
 	names   namesCache
@@ -63,7 +51,7 @@ func (e *Engine) Hidden(t backend.Tenant) logsql.Filter {
 
 // New returns an engine over c; f, when set, makes it serve data other
 // agents wrote into VictoriaLogs (its Names are looked up per query).
-func New(c *backend.Client, l Limits, f *foreign.Config) *Engine {
+func New(c *backend.Client, l *limits.Overrides, f *foreign.Config) *Engine {
 	return &Engine{c: c, limits: l, foreign: f}
 }
 
@@ -92,10 +80,10 @@ type Result struct {
 	Metric  *exec.MetricResult
 }
 
-// Run runs fn under the query timeout, with Loki's errors for a query
-// cancelled or timed out.
-func (e *Engine) Run(ctx context.Context, fn func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+// Run runs fn under the tenant's query timeout, with Loki's errors for a
+// query cancelled or timed out.
+func (e *Engine) Run(ctx context.Context, t backend.Tenant, fn func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(e.limits.For(t).QueryTimeout))
 	defer cancel()
 	if err := fn(ctx); err != nil {
 		return contextError(ctx, err)
@@ -123,7 +111,7 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 		return nil, ErrLogOnInstant()
 	}
 	var res *Result
-	err := e.Run(ctx, func(ctx context.Context) error {
+	err := e.Run(ctx, t, func(ctx context.Context) error {
 		ts := req.Time.UnixNano()
 		if err := e.CheckBytesRead(ctx, t, req.Expr, ts, ts); err != nil {
 			return err

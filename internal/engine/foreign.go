@@ -41,6 +41,13 @@ func (e *Engine) Foreign(ctx context.Context, t backend.Tenant, start, end int64
 	}
 	f := *e.foreign
 	f.Names = names
+	// service_name and detected_level as the tenant's pushes would have
+	// had them.
+	l := e.limits.For(t)
+	f.DiscoverServiceName, f.Levels = l.DiscoverServiceName, nil
+	if l.DiscoverLogLevels {
+		f.Levels = &l
+	}
 	return &f, nil
 }
 

@@ -50,8 +50,9 @@ func (e *Engine) Metric(ctx context.Context, t backend.Tenant, q MetricQuery) (*
 	if errors.As(logql.Refusal(se), &refused) {
 		return nil, &Error{Status: refused.Status, Msg: refused.Msg}
 	}
+	lim := e.limits.For(t)
 	if q.Step > 0 {
-		if err := e.checkSplitLengths(q, se); err != nil {
+		if err := checkSplitLengths(time.Duration(lim.MaxQueryLength), q, se); err != nil {
 			return nil, err
 		}
 	}
@@ -65,8 +66,8 @@ func (e *Engine) Metric(ctx context.Context, t backend.Tenant, q MetricQuery) (*
 	}
 	plan.HideMetric(m, e.Hidden(t))
 	return &MetricRun{c: e.c, t: t, ownRows: f == nil, req: exec.MetricRequest{
-		Query: m, Start: q.Start, End: q.End, Step: q.Step, MaxSeries: e.limits.MaxQuerySeries,
-		SortByValue: sortsByValue(se), Splits: q.Splits, MaxBufferedBytes: e.limits.MaxBufferedBytes,
+		Query: m, Start: q.Start, End: q.End, Step: q.Step, MaxSeries: lim.MaxQuerySeries,
+		SortByValue: sortsByValue(se), Splits: q.Splits, MaxBufferedBytes: int64(lim.MaxQueryBufferedBytes),
 	}}, nil
 }
 
@@ -93,8 +94,8 @@ func (r *MetricRun) Steps(ctx context.Context, from int64, kept *exec.Steps) (*e
 // a range query: a sub-query (the whole query when unsplit) reads from its
 // start less the longest range to its end (offsets shift both). The first
 // failing sub-query in request order names its length.
-func (e *Engine) checkSplitLengths(q MetricQuery, se logql.SampleExpr) error {
-	if e.limits.MaxQueryLength <= 0 {
+func checkSplitLengths(maxLength time.Duration, q MetricQuery, se logql.SampleExpr) error {
+	if maxLength <= 0 {
 		return nil
 	}
 	splits := q.Splits
@@ -108,8 +109,8 @@ func (e *Engine) checkSplitLengths(q MetricQuery, se logql.SampleExpr) error {
 			sp = splits[len(splits)-1-i]
 		}
 		length := time.Duration(sp.End - sp.Start + longest)
-		if length > e.limits.MaxQueryLength {
-			return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("the query time range exceeds the limit (query length: %s, limit: %s)", length, model.Duration(e.limits.MaxQueryLength))}
+		if length > maxLength {
+			return &Error{Status: http.StatusBadRequest, Msg: fmt.Sprintf("the query time range exceeds the limit (query length: %s, limit: %s)", length, model.Duration(maxLength))}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package foreign
 
 import (
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
 )
@@ -15,11 +16,12 @@ type Config struct {
 	// fields.
 	MissingMsg string
 	// DiscoverServiceName lists the stream labels service_name is taken
-	// from when a stream has none, as Loki's distributor does.
+	// from when a stream has none, as Loki's distributor does (the
+	// tenant's limit).
 	DiscoverServiceName []string
 	// Levels, when set, derives detected_level for entries without one,
-	// with these ingestion limits' level fields.
-	Levels *push.Limits
+	// with the tenant's level fields.
+	Levels *limits.Limits
 }
 
 // DetectedLevel is the detected_level Loki would have added at ingestion

@@ -57,7 +57,7 @@ type InstantRequest struct {
 // Range answers a range query through the frontend's query stages.
 func (f *Frontend) Range(ctx context.Context, t backend.Tenant, req RangeRequest) (*engine.Result, error) {
 	var res *engine.Result
-	err := f.cfg.Engine.Run(ctx, func(ctx context.Context) error {
+	err := f.cfg.Engine.Run(ctx, t, func(ctx context.Context) error {
 		var err error
 		if sel, ok := req.Expr.(logql.LogSelectorExpr); ok {
 			res, err = f.rangeLogs(ctx, t, sel, req)
@@ -125,7 +125,7 @@ func (f *Frontend) Instant(ctx context.Context, t backend.Tenant, req InstantReq
 		return nil, engine.ErrLogOnInstant()
 	}
 	var res *engine.Result
-	err := f.cfg.Engine.Run(ctx, func(ctx context.Context) error {
+	err := f.cfg.Engine.Run(ctx, t, func(ctx context.Context) error {
 		ts := req.Time.UnixNano()
 		if err := f.cfg.Engine.CheckBytesRead(ctx, t, req.Expr, ts, ts); err != nil {
 			return err

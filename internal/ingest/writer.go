@@ -8,6 +8,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/dedup"
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
 )
@@ -15,7 +16,8 @@ import (
 // Writer validates pushes like Loki and writes them to VictoriaLogs.
 type Writer struct {
 	Backend *backend.Client
-	Limits  push.Limits
+	// Limits are each tenant's ingestion limits.
+	Limits *limits.Overrides
 	// Rate is the per-tenant ingestion rate limit (nil: none).
 	Rate *RateLimiter
 	// Dedup, when set (vloki the only writer), drops the entries their
@@ -58,7 +60,7 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 	if w.closed {
 		return &push.Error{Status: 503, Msg: ErrClosed.Error()}
 	}
-	if err := push.Validate(req, w.Limits, now); err != nil {
+	if err := push.Validate(req, w.Limits.For(t), now); err != nil {
 		return err
 	}
 	streams := make([]Stream, 0, len(req.Streams))

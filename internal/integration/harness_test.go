@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/metrics"
@@ -31,13 +33,13 @@ type target struct {
 // and over the embedded engine.
 func targets(t *testing.T) []target {
 	t.Helper()
-	return targetsWithTimeout(t, config.Default().Limits.QueryTimeout)
+	return targetsWithTimeout(t, time.Duration(config.Default().Limits.QueryTimeout))
 }
 
 // targetsWithTimeout is targets with a custom query timeout.
 func targetsWithTimeout(t *testing.T, timeout time.Duration) []target {
 	t.Helper()
-	return targetsWith(t, func(cfg *config.Config) { cfg.Limits.QueryTimeout = timeout })
+	return targetsWith(t, func(cfg *config.Config) { cfg.Limits.QueryTimeout = model.Duration(timeout) })
 }
 
 // targetsWith is targets with a configuration change.

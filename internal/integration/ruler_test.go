@@ -19,14 +19,22 @@ import (
 // directory of the test's; rules are not evaluated unless change says so
 // (so that answers do not depend on when a slot falls).
 func rulerTargets(t *testing.T, change func(*config.Ruler)) ([]target, string) {
+	return rulerTargetsWith(t, func(cfg *config.Config) {
+		if change != nil {
+			change(&cfg.Ruler)
+		}
+	})
+}
+
+// rulerTargetsWith is rulerTargets with a change of the whole
+// configuration.
+func rulerTargetsWith(t *testing.T, change func(*config.Config)) ([]target, string) {
 	dir, stateDir := t.TempDir(), t.TempDir()
 	return targetsWith(t, func(cfg *config.Config) {
 		cfg.Ruler.Storage.Local.Directory = dir
 		cfg.Ruler.AlertStateDir = stateDir
 		cfg.Ruler.EnableEvaluation = false
-		if change != nil {
-			change(&cfg.Ruler)
-		}
+		change(cfg)
 	}), dir
 }
 
@@ -88,7 +96,9 @@ func grafanaDecodes(t *testing.T, body []byte, into any) {
 // TestRulerErrors: validation texts, routing of encoded names, wrong
 // methods, path traversal and tenants, as Loki answers them.
 func TestRulerErrors(t *testing.T) {
-	targets, _ := rulerTargets(t, func(r *config.Ruler) { r.MaxRuleGroupsPerTenant = 1; r.MaxRulesPerRuleGroup = 2 })
+	targets, _ := rulerTargetsWith(t, func(c *config.Config) {
+		c.Limits.RulerMaxRuleGroupsPerTenant, c.Limits.RulerMaxRulesPerRuleGroup = 1, 2
+	})
 	for i, tg := range targets {
 		t.Run(tg.name, func(t *testing.T) {
 			ten := "ruler-err-" + string(rune('a'+i)) // the targets share the rule directory

@@ -6,9 +6,6 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// DefaultMaxQueryLength is Loki's default max_query_length (721h).
-const DefaultMaxQueryLength = 721 * time.Hour
-
 // CheckQueryLength is Loki's max_query_length (0 disables) on a request
 // spanning startMs to endMs (Unix milliseconds, as each endpoint rounds
 // them), with Loki's message.

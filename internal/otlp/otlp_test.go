@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/push"
 )
 
@@ -65,9 +66,9 @@ func FuzzDecode(f *testing.F) {
 			}
 			return
 		}
-		req, err := ToPush(logs, push.DefaultLimits().DiscoverServiceName, nil)
+		req, err := ToPush(logs, limits.Default().DiscoverServiceName, nil)
 		if err == nil {
-			_ = push.Validate(req, push.DefaultLimits(), time.Now())
+			_ = push.Validate(req, limits.Default(), time.Now())
 		}
 	})
 }

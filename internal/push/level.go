@@ -10,6 +10,7 @@ import (
 	"github.com/go-logfmt/logfmt"
 	"github.com/grafana/jsonparser"
 
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -31,7 +32,7 @@ const (
 // addDetectedLevel follows Loki's distributor: an existing detected_level
 // is normalised; otherwise the level comes from a level-like stream label,
 // then structured metadata, then the line itself.
-func addDetectedLevel(ls model.Labels, e *model.Entry, l Limits) {
+func addDetectedLevel(ls model.Labels, e *model.Entry, l limits.Limits) {
 	for i, m := range e.StructuredMetadata {
 		if m.Name == DetectedLevelLabel {
 			e.StructuredMetadata[i].Value = normalizeLevel(m.Value)
@@ -45,7 +46,7 @@ func addDetectedLevel(ls model.Labels, e *model.Entry, l Limits) {
 
 // DetectLevel is the level Loki's distributor derives for an entry
 // without detected_level, "" when it derives none.
-func DetectLevel(stream, metadata model.Labels, line string, l Limits) string {
+func DetectLevel(stream, metadata model.Labels, line string, l limits.Limits) string {
 	if v, ok := firstOf(stream, l.LogLevelFields); ok {
 		return normalizeLevel(v)
 	}
@@ -121,7 +122,7 @@ func normalizeLevel(v string) string {
 	return v
 }
 
-func levelFromLine(line string, l Limits) string {
+func levelFromLine(line string, l limits.Limits) string {
 	var v []byte
 	switch {
 	case isJSON(line):

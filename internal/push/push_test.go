@@ -14,6 +14,7 @@ import (
 	lokipush "github.com/grafana/loki/pkg/push"
 	"github.com/klauspost/compress/snappy"
 
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -108,7 +109,7 @@ func TestServiceNameDiscovery(t *testing.T) {
 	}
 	for in, want := range cases {
 		req := &Request{Streams: []Stream{stream(in)}}
-		if err := Validate(req, DefaultLimits(), now); err != nil {
+		if err := Validate(req, limits.Default(), now); err != nil {
 			t.Fatal(err)
 		}
 		if got, _ := req.Streams[0].Labels.Get(ServiceNameLabel); got != want {
@@ -137,7 +138,7 @@ func TestDetectedLevel(t *testing.T) {
 			e.StructuredMetadata = model.Labels{{Name: c.md, Value: "FATAL"}}
 		}
 		req := &Request{Streams: []Stream{stream(c.labels, e)}}
-		if err := Validate(req, DefaultLimits(), now); err != nil {
+		if err := Validate(req, limits.Default(), now); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := req.Streams[0].Entries[0].StructuredMetadata.Get(DetectedLevelLabel)
@@ -161,7 +162,7 @@ func TestValidationErrors(t *testing.T) {
 		{Stream{Labels: model.Labels{{Name: "0bad", Value: "x"}}}, `couldn't parse labels: invalid label name "0bad"`},
 	}
 	for _, c := range cases {
-		err := Validate(&Request{Streams: []Stream{c.s}}, DefaultLimits(), now)
+		err := Validate(&Request{Streams: []Stream{c.s}}, limits.Default(), now)
 		if err == nil || !strings.HasPrefix(err.Error(), c.want) {
 			t.Errorf("got %v\nwant %s", err, c.want)
 		}
@@ -178,7 +179,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		req, err := Decode(request(body, ct, ""), 1<<20)
 		if err == nil {
-			_ = Validate(req, DefaultLimits(), now)
+			_ = Validate(req, limits.Default(), now)
 		}
 	})
 }
@@ -201,7 +202,7 @@ func FuzzDecodeEncoded(f *testing.F) {
 		var pe *Error
 		switch {
 		case err == nil:
-			_ = Validate(req, DefaultLimits(), now)
+			_ = Validate(req, limits.Default(), now)
 		case !errors.As(err, &pe) || pe.Status < 400 || pe.Status > 499:
 			t.Fatalf("error without a 4xx status: %v", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -16,7 +17,7 @@ const (
 // Validate enriches every stream as Loki's ingestion does (service_name,
 // detected_level) and applies Loki's validation. Any invalid stream or
 // entry fails the whole request.
-func Validate(req *Request, l Limits, now time.Time) error {
+func Validate(req *Request, l limits.Limits, now time.Time) error {
 	if len(req.Streams) == 0 {
 		// A stream without entries is fine; no stream at all is not.
 		return &Error{Status: http.StatusUnprocessableEntity, Msg: "error at least one valid stream is required for ingestion"}
@@ -83,7 +84,7 @@ func addServiceName(ls model.Labels, discover []string) model.Labels {
 	return out
 }
 
-func validateLabels(ls model.Labels, l Limits) error {
+func validateLabels(ls model.Labels, l limits.Limits) error {
 	n := len(ls)
 	if _, ok := ls.Get(ServiceNameLabel); ok {
 		n--
@@ -106,23 +107,24 @@ func validateLabels(ls model.Labels, l Limits) error {
 	return nil
 }
 
-func validateEntry(ls model.Labels, e *model.Entry, l Limits, now time.Time) error {
+func validateEntry(ls model.Labels, e *model.Entry, l limits.Limits, now time.Time) error {
 	ts := time.Unix(0, e.TimestampNs).UTC()
-	if l.RejectOldSamples && ts.Before(now.Add(-l.RejectOldSamplesMaxAge)) {
+	oldest := now.Add(-time.Duration(l.RejectOldSamplesMaxAge))
+	if l.RejectOldSamples && ts.Before(oldest) {
 		return badRequest("entry for stream '%s' has timestamp too old: %v, oldest acceptable timestamp is: %v",
-			ls.String(), ts.Format(time.RFC3339), now.Add(-l.RejectOldSamplesMaxAge).UTC().Format(time.RFC3339))
+			ls.String(), ts.Format(time.RFC3339), oldest.UTC().Format(time.RFC3339))
 	}
-	if ts.After(now.Add(l.CreationGracePeriod)) {
+	if ts.After(now.Add(time.Duration(l.CreationGracePeriod))) {
 		return badRequest("entry for stream '%s' has timestamp too new: %v", ls.String(), ts.Format(time.RFC3339))
 	}
-	if l.MaxLineSize != 0 && len(e.Line) > l.MaxLineSize {
+	if l.MaxLineSize != 0 && len(e.Line) > int(l.MaxLineSize) {
 		return badRequest("max entry size '%d' bytes exceeded for stream '%s' while adding an entry with length '%d' bytes",
-			l.MaxLineSize, ls.String(), len(e.Line))
+			int(l.MaxLineSize), ls.String(), len(e.Line))
 	}
 	return validateMetadata(ls, e.StructuredMetadata, l)
 }
 
-func validateMetadata(ls model.Labels, md model.Labels, l Limits) error {
+func validateMetadata(ls model.Labels, md model.Labels, l limits.Limits) error {
 	if len(md) == 0 {
 		return nil
 	}
@@ -130,13 +132,13 @@ func validateMetadata(ls model.Labels, md model.Labels, l Limits) error {
 	for _, m := range md {
 		size += len(m.Name) + len(m.Value)
 	}
-	if l.MaxStructuredMetadataSize != 0 && size > l.MaxStructuredMetadataSize {
+	if l.MaxStructuredMetadataSize != 0 && size > int(l.MaxStructuredMetadataSize) {
 		return badRequest("stream '%s' has structured metadata too large: '%d' bytes, limit: '%d' bytes. Please see `limits_config.max_structured_metadata_size` or contact your Loki administrator to increase it",
-			ls.String(), size, l.MaxStructuredMetadataSize)
+			ls.String(), size, int(l.MaxStructuredMetadataSize))
 	}
-	if l.MaxStructuredMetadataEntries != 0 && len(md) > l.MaxStructuredMetadataEntries {
+	if l.MaxStructuredMetadataEntriesCount != 0 && len(md) > l.MaxStructuredMetadataEntriesCount {
 		return badRequest("stream '%s' has too many structured metadata labels: '%d', limit: '%d'. Please see `limits_config.max_structured_metadata_entries_count` or contact your Loki administrator to increase it",
-			ls.String(), len(md), l.MaxStructuredMetadataEntries)
+			ls.String(), len(md), l.MaxStructuredMetadataEntriesCount)
 	}
 	return nil
 }

@@ -15,8 +15,6 @@ import (
 	"runtime"
 	"time"
 
-	promodel "github.com/prometheus/common/model"
-
 	"github.com/vloki/vloki/internal/acklog"
 	"github.com/vloki/vloki/internal/api"
 	"github.com/vloki/vloki/internal/backend"
@@ -29,10 +27,10 @@ import (
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
+	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/patterns"
-	"github.com/vloki/vloki/internal/push"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/ruler/eval"
 	"github.com/vloki/vloki/internal/ruler/lease"
@@ -121,7 +119,11 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		}
 		resolver.Mapping = mapping
 	}
-	limits := pushLimits(cfg.Limits)
+	overrides := limits.NewOverrides(cfg.Limits.Limits)
+	otlpConfig := cfg.Limits.OTLPConfig
+	if err := otlpConfig.Compile(); err != nil {
+		return nil, fmt.Errorf("limits.otlp_config: %w", err)
+	}
 	tails, visible := tailhub.New(), visibility.New(c.Flush)
 	var retention flagutil.RetentionDuration
 	if err := retention.Set(cfg.Storage.Retention); err != nil {
@@ -132,12 +134,12 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		acks = acklog.New()
 	}
 	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks, retention.Duration())
-	otlpConfig := cfg.Limits.OTLPConfig
-	if err := otlpConfig.Compile(); err != nil {
-		return nil, fmt.Errorf("limits.otlp_config: %w", err)
+	// Answers cached under a tenant's old limits must not be served.
+	stopRuntime, err := startRuntimeConfig(cfg.RuntimeConfig, overrides, resolver.Map, front.Invalidate, log, m)
+	if err != nil {
+		return nil, err
 	}
-	rate := ingest.NewRateLimiter(int(cfg.Limits.IngestionRateMB*(1<<20)), int(cfg.Limits.IngestionBurstSizeMB*(1<<20)))
-	w := &ingest.Writer{Backend: c, Limits: limits, Rate: rate, OnAck: []func(backend.Tenant, []model.Stream){
+	w := &ingest.Writer{Backend: c, Limits: overrides, Rate: ingest.NewRateLimiter(overrides), OnAck: []func(backend.Tenant, []model.Stream){
 		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
 		func(_ backend.Tenant, streams []model.Stream) { m.ObservePush(ingest.Size(streams)) },
 	}}
@@ -163,16 +165,10 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		w.OnAck = append(w.OnAck, acks.Acked)
 		w.OnFail = append(w.OnFail, acks.Failed)
 	}
-	eng := engine.New(c, engine.Limits{
-		MaxQuerySeries: cfg.Limits.MaxQuerySeries,
-		QueryTimeout:   cfg.Limits.QueryTimeout,
-		MaxQueryLength: cfg.Limits.MaxQueryLength,
-		// The budget counts what the query holds, not the answer.
-		MaxBufferedBytes:  cfg.Limits.MaxQueryBufferedBytes,
-		MaxQueryBytesRead: cfg.Limits.MaxQueryBytesRead,
-	}, foreignConfig(cfg, limits))
+	eng := engine.New(c, overrides, foreignConfig(cfg))
 	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams, livePatterns)
 	if err != nil {
+		stopRuntime()
 		return nil, err
 	}
 	if deletes != nil {
@@ -188,29 +184,19 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	ruler, stopRuler, err := newRuler(cfg, log, m, eng, resolver.Map, visible.Wait)
 	if err != nil {
 		stopDeletes()
+		stopRuntime()
 		return nil, err
 	}
 	srv := api.New(api.Deps{
 		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
 		Streams: streams, Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: backendTails, Visibility: visible, Frontend: front,
 		Queue: queue, LongQuerySpan: cfg.QueryScheduler.LongQuerySpan, CompressResponses: cfg.Frontend.CompressResponses,
-		MaxPushBodyBytes:        cfg.Limits.MaxPushBodyBytes,
-		OTLP:                    &otlpConfig,
-		MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
-		Patterns:                api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines, Live: livePatterns},
-		MaxQueryLength:          cfg.Limits.MaxQueryLength,
-		Deletes:                 deletes,
-		Ruler:                   ruler,
-		DrilldownLimits: api.DrilldownLimits{
-			MaxEntriesLimitPerQuery: cfg.Limits.MaxEntriesLimitPerQuery,
-			MaxQuerySeries:          cfg.Limits.MaxQuerySeries,
-			QueryTimeout:            promodel.Duration(cfg.Limits.QueryTimeout).String(),
-			MaxQueryLength:          promodel.Duration(cfg.Limits.MaxQueryLength).String(),
-			DiscoverServiceName:     limits.DiscoverServiceName,
-			DiscoverLogLevels:       limits.DiscoverLogLevels,
-			LogLevelFields:          limits.LogLevelFields,
-			RetentionPeriod:         "0s",
-		},
+		MaxPushBodyBytes: cfg.Limits.MaxPushBodyBytes,
+		OTLP:             &otlpConfig,
+		Limits:           overrides,
+		Patterns:         api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines, Live: livePatterns},
+		Deletes:          deletes,
+		Ruler:            ruler,
 		Ready: func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -221,6 +207,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	closeAll := func() {
 		stopRuler()
 		stopDeletes()
+		stopRuntime()
 		closeFn()
 	}
 	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeAll, streams: streams}, nil
@@ -289,8 +276,7 @@ func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engi
 		Registerer: m.Registerer(), Alerting: eval.Alerting{AlertmanagerURL: r.AlertmanagerURL,
 			QueueCapacity: r.NotificationQueueCapacity, Timeout: r.NotificationTimeout, DatasourceUID: r.DatasourceUID, ExternalLabels: r.ExternalLabels},
 		RemoteWrite: rw, QueryOffset: r.QueryOffset, AlertStateDir: alertStateDir(cfg)}
-	ruler = &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Backfiller: eval.NewBackfiller(opts, r.Backfill.MaxSlots),
-		MaxRulesPerRuleGroup: r.MaxRulesPerRuleGroup, MaxRuleGroupsPerTenant: r.MaxRuleGroupsPerTenant}
+	ruler = &api.Ruler{Store: store, EvaluationInterval: r.EvaluationInterval, Backfiller: eval.NewBackfiller(opts, r.Backfill.MaxSlots)}
 	if !r.EnableEvaluation {
 		return ruler, stop, nil
 	}
@@ -348,14 +334,20 @@ func processInterval(cancelPeriod time.Duration) time.Duration {
 	return min(max(cancelPeriod/10, time.Second), time.Minute)
 }
 
-func pushLimits(l config.Limits) push.Limits {
-	out := push.DefaultLimits()
-	out.MaxLineSize = l.MaxLineSize
-	out.DiscoverLogLevels = l.DiscoverLogLevels
-	if l.DiscoverServiceName != nil {
-		out.DiscoverServiceName = l.DiscoverServiceName
+// startRuntimeConfig keeps overrides as Loki's runtime configuration
+// file says, when one is set; changed is told of every tenant whose
+// limits a reload changed. stop ends the reloads.
+func startRuntimeConfig(rc config.RuntimeConfig, overrides *limits.Overrides, tenantOf func(string) backend.Tenant,
+	changed func(backend.Tenant), log *slog.Logger, m *metrics.Metrics) (stop func(), err error) {
+	if rc.File == "" {
+		return func() {}, nil
 	}
-	return out
+	r, err := limits.StartReloader(limits.ReloadOptions{File: rc.File, Period: rc.Period, Overrides: overrides,
+		TenantOf: tenantOf, Changed: changed, Log: log, Registerer: m.Registerer()})
+	if err != nil {
+		return nil, err
+	}
+	return r.Stop, nil
 }
 
 // Handler is the HTTP API.
@@ -393,16 +385,13 @@ func (a *App) restoreStreams(file string) error {
 }
 
 // foreignConfig is how to read data other agents wrote, nil unless
-// configured: service_name and detected_level follow the push limits.
-func foreignConfig(cfg config.Config, limits push.Limits) *foreign.Config {
+// configured (the engine derives service_name and detected_level per
+// tenant, as its pushes would have had them).
+func foreignConfig(cfg config.Config) *foreign.Config {
 	if !cfg.Backend.ForeignData {
 		return nil
 	}
-	f := &foreign.Config{MissingMsg: cfg.Backend.DefaultMsgValue, DiscoverServiceName: limits.DiscoverServiceName}
-	if limits.DiscoverLogLevels {
-		f.Levels = &limits
-	}
-	return f
+	return &foreign.Config{MissingMsg: cfg.Backend.DefaultMsgValue}
 }
 
 // newStreamIndex builds the stream index when it is on and no foreign
