@@ -16,13 +16,13 @@ import (
 	"time"
 
 	"github.com/sony/gobreaker/v2"
+
+	"github.com/vloki/vloki/internal/tenant"
 )
 
-// Tenant is a VictoriaLogs tenant.
-type Tenant struct {
-	AccountID uint32
-	ProjectID uint32
-}
+// Tenant is a VictoriaLogs tenant, defined in package tenant so the
+// layers above the storage client name it without importing the client.
+type Tenant = tenant.ID
 
 // Client calls VictoriaLogs.
 type Client struct {
