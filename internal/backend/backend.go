@@ -17,6 +17,7 @@ import (
 
 	"github.com/sony/gobreaker/v2"
 
+	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/tenant"
 )
 
@@ -151,7 +152,7 @@ func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method
 		body = strings.NewReader(form.Encode())
 		hdr = cloneWith(hdr, "Content-Type", "application/x-www-form-urlencoded")
 	}
-	countRequest(ctx)
+	metrics.CountBackendRequest(ctx)
 	var resp *http.Response
 	var err error
 	for attempt := 0; ; attempt++ {
