@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
@@ -88,7 +87,7 @@ func legacyRPCError(msg string) error {
 // Both answer label names: Loki's querier finds the name of a values
 // request only in a /loki/api/v1 path, so a legacy one asks for names.
 func (s *Server) legacyLabels(w http.ResponseWriter, r *http.Request) {
-	s.serveValues(w, r, backend.StreamFieldNames, "", lokijson.AppendLegacyLabels)
+	s.serveLabelNames(w, r, lokijson.AppendLegacyLabels)
 }
 
 // legacyTail serves /api/prom/tail: the tail, each message in the legacy

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
@@ -90,11 +89,11 @@ func (s *Server) parseQuery(query string, limit uint32) (logql.Expr, error) {
 	return expr, nil
 }
 
-func direction(d loghttp.Direction) exec.Direction {
+func direction(d loghttp.Direction) engine.Direction {
 	if d == loghttp.Forward {
-		return exec.Forward
+		return engine.Forward
 	}
-	return exec.Backward
+	return engine.Backward
 }
 
 func (s *Server) writeResult(w http.ResponseWriter, res *engine.Result, flags loghttp.Flags, took time.Duration) {
@@ -107,16 +106,16 @@ func (s *Server) writeResult(w http.ResponseWriter, res *engine.Result, flags lo
 }
 
 // streamsStats are the figures a log query's stats report.
-func streamsStats(res *exec.LogResult, took time.Duration) lokijson.Stats {
+func streamsStats(res *engine.LogResult, took time.Duration) lokijson.Stats {
 	return lokijson.Stats{ExecTime: took.Seconds(), EntriesReturned: res.Stats.EntriesReturned,
 		LinesProcessed: res.Stats.LinesProcessed, BytesProcessed: res.Stats.BytesProcessed}
 }
 
-func appendMetric(b []byte, m *exec.MetricResult, st lokijson.Stats) []byte {
+func appendMetric(b []byte, m *engine.MetricResult, st lokijson.Stats) []byte {
 	switch m.Kind {
-	case exec.Scalar:
+	case engine.Scalar:
 		return lokijson.AppendScalar(b, m.Scalar, st)
-	case exec.Vector:
+	case engine.Vector:
 		return lokijson.AppendVector(b, m.Series, st)
 	}
 	return lokijson.AppendMatrix(b, m.Series, st)

@@ -334,3 +334,14 @@ func alignToStep(start, end, step int64) (int64, int64) {
 	}
 	return start - start%step, end
 }
+
+// Bounded runs a read under the query timeout, as Range and Instant run:
+// a read ended by a cancelled or expired context fails with Loki's errors.
+func (e *Engine) Bounded(ctx context.Context, read func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	defer cancel()
+	if err := read(ctx); err != nil {
+		return contextError(ctx, err)
+	}
+	return nil
+}
