@@ -131,7 +131,7 @@ type Result struct {
 
 // Range answers query_range.
 func (e *Engine) Range(ctx context.Context, t backend.Tenant, req RangeRequest) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	ctx, cancel := e.WithQueryTimeout(ctx)
 	defer cancel()
 	sel, ok := req.Expr.(logql.LogSelectorExpr)
 	if !ok {
@@ -181,7 +181,7 @@ func (e *Engine) Instant(ctx context.Context, t backend.Tenant, req InstantReque
 	if _, ok := req.Expr.(logql.LogSelectorExpr); ok {
 		return nil, &Error{Status: http.StatusBadRequest, Msg: msgLogOnInstant}
 	}
-	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	ctx, cancel := e.WithQueryTimeout(ctx)
 	defer cancel()
 	ts := req.Time.UnixNano()
 	if err := e.checkBytesRead(ctx, t, req.Expr, ts, ts); err != nil {
@@ -338,10 +338,15 @@ func alignToStep(start, end, step int64) (int64, int64) {
 // Bounded runs a read under the query timeout, as Range and Instant run:
 // a read ended by a cancelled or expired context fails with Loki's errors.
 func (e *Engine) Bounded(ctx context.Context, read func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, e.limits.QueryTimeout)
+	ctx, cancel := e.WithQueryTimeout(ctx)
 	defer cancel()
 	if err := read(ctx); err != nil {
 		return contextError(ctx, err)
 	}
 	return nil
+}
+
+// WithQueryTimeout bounds ctx by the query timeout.
+func (e *Engine) WithQueryTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, e.limits.QueryTimeout)
 }

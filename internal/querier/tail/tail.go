@@ -114,21 +114,19 @@ func (tl *Tail) startSources(ctx context.Context) {
 }
 
 // history reads the newest limit entries since the tail's start under
-// the query timeout, as Loki's querier reads a tail's history, and hands
-// them to the live tail, which then sends no entry twice.
+// the query timeout, as Loki's querier reads a tail's history (its error
+// goes to the close frame as it is, as there), and hands them to the live
+// tail, which then sends no entry twice.
 func (tl *Tail) history(ctx context.Context) ([]model.Stream, error) {
+	ctx, cancel := tl.s.c.Engine.WithQueryTimeout(ctx)
+	defer cancel()
 	now := time.Now()
 	// Delete requests hide lines from the history only, as in Loki.
 	query := *tl.query
 	query.Hide(tl.s.c.Engine.Hidden(tl.t))
-	var hist *exec.LogResult
-	err := tl.s.c.Engine.Bounded(ctx, func(ctx context.Context) error {
-		var err error
-		hist, err = exec.RunLogs(ctx, tl.s.c.Storage, tl.t, exec.LogRequest{
-			Query: &query, Start: tl.req.Start.UnixNano(), End: now.UnixNano(), Limit: int(tl.req.Limit),
-			Direction: exec.Backward, Categorize: tl.categorize, KeepParsed: true,
-		})
-		return err
+	hist, err := exec.RunLogs(ctx, tl.s.c.Storage, tl.t, exec.LogRequest{
+		Query: &query, Start: tl.req.Start.UnixNano(), End: now.UnixNano(), Limit: int(tl.req.Limit),
+		Direction: exec.Backward, Categorize: tl.categorize, KeepParsed: true,
 	})
 	if err != nil {
 		return nil, err
