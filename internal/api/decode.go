@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // edge is an HTTP request at the edge, where it is decoded once: its
@@ -17,7 +17,7 @@ type edge struct {
 	r       *http.Request
 	form    *loghttp.Form
 	headers loghttp.Headers
-	tenant  backend.Tenant
+	tenant  tenant.ID
 	now     time.Time
 }
 
@@ -61,20 +61,13 @@ func (s *Server) decodeInstant(e edge) (*loghttp.InstantQuery, loghttp.Identity,
 	return q, q.Identity, nil
 }
 
-// labelRequest is a labels-shaped request (label names or values,
-// detected labels) over the whole UTC days of the range asked, as Loki's
-// index answers (LabelIndexSpan), its selector parsed.
-type labelRequest struct {
-	*loghttp.LabelQuery
-	// Matchers is the selector (none: every stream).
-	Matchers []*logql.Matcher
-}
-
-// decodeLabels reads a labels-shaped request: parameters,
-// max_query_length, the range's order, the selector; the label is the
-// path's {name} when named.
-func (s *Server) decodeLabels(named bool) func(edge) (labelRequest, loghttp.Identity, error) {
-	return func(e edge) (labelRequest, loghttp.Identity, error) {
+// decodeLabels reads a labels-shaped request (label names or values,
+// detected labels): parameters, max_query_length, the range's order, the
+// selector; the label is the path's {name} when named. Its range becomes
+// the whole UTC days of the one asked, as Loki's index answers
+// (LabelIndexSpan).
+func (s *Server) decodeLabels(named bool) func(edge) (*loghttp.LabelQuery, loghttp.Identity, error) {
+	return func(e edge) (*loghttp.LabelQuery, loghttp.Identity, error) {
 		q, err := loghttp.ParseLabelQuery(e.form, e.now)
 		if err == nil {
 			err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(e.tenant))
@@ -87,28 +80,22 @@ func (s *Server) decodeLabels(named bool) func(edge) (labelRequest, loghttp.Iden
 			ms, err = logql.ParseMatchers(q.Query, true)
 		}
 		if err != nil {
-			return labelRequest{}, loghttp.Identity{}, err
+			return nil, loghttp.Identity{}, err
 		}
+		q.Matchers = ms
 		if named {
 			q.Name = e.r.PathValue("name")
 		}
 		q.Identify(e.form, e.headers, e.now)
 		q.Start, q.End = loghttp.LabelIndexSpan(q.Start, q.End)
-		return labelRequest{LabelQuery: q, Matchers: ms}, q.Identity, nil
+		return q, q.Identity, nil
 	}
-}
-
-// seriesRequest is a series request, each selector parsed.
-type seriesRequest struct {
-	*loghttp.SeriesQuery
-	// Selectors are the match groups (none: every series).
-	Selectors [][]*logql.Matcher
 }
 
 // decodeSeries reads a series request in Loki's order: every group's kind
 // is checked before any is validated, then max_query_length and the
 // range's order, then each group validated.
-func (s *Server) decodeSeries(e edge) (seriesRequest, loghttp.Identity, error) {
+func (s *Server) decodeSeries(e edge) (*loghttp.SeriesQuery, loghttp.Identity, error) {
 	q, err := loghttp.ParseSeriesQuery(e.form, e.now)
 	for i := 0; err == nil && i < len(q.Matchers); i++ {
 		_, err = logql.ParseMatchers(q.Matchers[i], false)
@@ -119,18 +106,17 @@ func (s *Server) decodeSeries(e edge) (seriesRequest, loghttp.Identity, error) {
 	if err == nil {
 		err = loghttp.CheckRangeOrder(q.Start, q.End)
 	}
-	req := seriesRequest{SeriesQuery: q}
 	for i := 0; err == nil && i < len(q.Matchers); i++ {
 		var ms []*logql.Matcher
 		if ms, err = logql.ParseMatchers(q.Matchers[i], true); err == nil {
-			req.Selectors = append(req.Selectors, ms)
+			q.Selectors = append(q.Selectors, ms)
 		}
 	}
 	if err != nil {
-		return seriesRequest{}, loghttp.Identity{}, err
+		return nil, loghttp.Identity{}, err
 	}
 	q.Identify(e.form, e.headers)
-	return req, q.Identity, nil
+	return q, q.Identity, nil
 }
 
 // volumeRequest is an index/volume(_range) request, its selector parsed.

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/deletion"
 	"github.com/vloki/vloki/internal/tenant"
 )
@@ -110,7 +109,7 @@ func writeDeleteError(w http.ResponseWriter, err error) {
 		status = http.StatusNotFound
 	case errors.As(err, &br), errors.As(err, &inexact):
 		status = http.StatusBadRequest
-	case errors.Is(err, backend.ErrNoDeletes):
+	case errors.Is(err, deletion.ErrNoDeletes):
 		// Not Loki's: the storage cannot delete, so no request is taken
 		// that would never be processed (filter-only mode can).
 		writeText(w, http.StatusNotImplemented, err.Error()+"; or set -deletion.mode=filter-only to hide lines without deleting them\n")

@@ -38,7 +38,7 @@ func (s *Server) drilldownLimits(w http.ResponseWriter, r *http.Request) {
 			"volume_enabled":              true,
 			"volume_max_series":           1000,
 		},
-		"pattern_ingester_enabled": s.d.Patterns.Enabled,
+		"pattern_ingester_enabled": s.d.Querier.PatternsEnabled(),
 		"version":                  Version,
 	}
 	w.Header().Set("Content-Type", "application/json")

@@ -5,9 +5,7 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -40,10 +38,10 @@ func statusOf(err error) int {
 		qe  *logql.ParseError
 		ke  *logql.QueryKindError
 		ue  *logql.UnsupportedError
-		le  *exec.LimitError
-		ple *exec.PipelineError
-		bu  *backend.UnavailableError
-		bt  *backend.TimeoutError
+		le  *engine.LimitError
+		ple *engine.PipelineError
+		bu  *engine.StorageUnavailableError
+		bt  *engine.StorageTimeoutError
 	)
 	switch {
 	case errors.Is(err, queue.ErrTooManyOutstanding):

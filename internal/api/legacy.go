@@ -6,12 +6,12 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // Loki's legacy API (/api/prom/query, /label, /label/{name}/values,
@@ -19,7 +19,7 @@ import (
 // in the legacy shapes (lokijson's Legacy encoders).
 
 // legacyQuery serves /api/prom/query: a range query over log lines only.
-func (s *Server) legacyQuery(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st frontend.ReadState) {
+func (s *Server) legacyQuery(w http.ResponseWriter, ctx context.Context, t tenant.ID, q *loghttp.RangeQuery, st frontend.ReadState) {
 	start := time.Now()
 	res, ok := s.runRange(w, ctx, t, q, st)
 	if !ok {
@@ -57,7 +57,7 @@ func legacyRPCError(msg string) error {
 // legacyLabels serves /api/prom/label and /api/prom/label/{name}/values.
 // Both answer label names: Loki's querier finds the name of a values
 // request only in a /loki/api/v1 path, so a legacy one asks for names.
-func (s *Server) legacyLabels(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q labelRequest, _ frontend.ReadState) {
+func (s *Server) legacyLabels(w http.ResponseWriter, ctx context.Context, t tenant.ID, q *loghttp.LabelQuery, _ frontend.ReadState) {
 	s.serveValues(w, ctx, t, q, lokijson.AppendLegacyLabels)
 }
 

@@ -3,16 +3,16 @@ package api
 import (
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/limits"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // limitsOf is the tenant's limits.
-func (s *Server) limitsOf(t backend.Tenant) limits.Limits {
+func (s *Server) limitsOf(t tenant.ID) limits.Limits {
 	return s.d.Limits.For(t)
 }
 
 // maxQueryLength is the tenant's max_query_length (0: unlimited).
-func (s *Server) maxQueryLength(t backend.Tenant) time.Duration {
+func (s *Server) maxQueryLength(t tenant.ID) time.Duration {
 	return time.Duration(s.limitsOf(t).MaxQueryLength)
 }

@@ -14,7 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/tenant"
 )
 
@@ -69,7 +69,7 @@ func (s *Server) instrument(route string, h http.HandlerFunc) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		info := &requestInfo{}
-		ctx, backendRequests := backend.WithRequestCounter(context.WithValue(r.Context(), requestInfoKey{}, info))
+		ctx, backendRequests := metrics.WithBackendRequestCounter(context.WithValue(r.Context(), requestInfoKey{}, info))
 		h(sw, r.WithContext(ctx))
 		if sw.status == 0 {
 			sw.status = http.StatusOK
@@ -134,14 +134,14 @@ func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
 // resolveTenant maps the request's tenant, noting it for the log line and
 // in the request's context (tenant.NameFrom); on failure it answers the
 // request itself.
-func (s *Server) resolveTenant(w http.ResponseWriter, r *http.Request) (*http.Request, backend.Tenant, bool) {
+func (s *Server) resolveTenant(w http.ResponseWriter, r *http.Request) (*http.Request, tenant.ID, bool) {
 	ctx, t, ok := s.tenantContext(w, r)
 	return r.WithContext(ctx), t, ok
 }
 
 // tenantContext is resolveTenant's context, for callers adding more to it
 // before the one copy of the request.
-func (s *Server) tenantContext(w http.ResponseWriter, r *http.Request) (context.Context, backend.Tenant, bool) {
+func (s *Server) tenantContext(w http.ResponseWriter, r *http.Request) (context.Context, tenant.ID, bool) {
 	name, t, err := s.d.Tenants.Resolve(r.Header)
 	if err != nil {
 		writeError(w, err)
@@ -154,8 +154,8 @@ func (s *Server) tenantContext(w http.ResponseWriter, r *http.Request) (context.
 }
 
 // tenantFrom returns the tenant tenantQuery resolved.
-func tenantFrom(ctx context.Context) backend.Tenant {
-	t, _ := ctx.Value(tenantKey{}).(backend.Tenant)
+func tenantFrom(ctx context.Context) tenant.ID {
+	t, _ := ctx.Value(tenantKey{}).(tenant.ID)
 	return t
 }
 

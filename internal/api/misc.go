@@ -3,40 +3,14 @@ package api
 import (
 	"net/http"
 	"runtime"
-	"sort"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
-	"github.com/vloki/vloki/internal/model"
 )
 
 // Version is the Loki version vloki reports; Grafana needs >= 3 to send
 // categorize-labels.
 const Version = "3.7.8"
-
-func (s *Server) writeSeries(w http.ResponseWriter, streams []string, f *foreign.Config) {
-	sets := make([]model.Labels, 0, len(streams))
-	seen := map[string]bool{}
-	for _, raw := range streams {
-		ls, err := backend.ParseStream(raw)
-		if err != nil {
-			writeError(w, err)
-			return
-		}
-		if f != nil {
-			ls = f.StreamLabels(ls)
-		}
-		if key := ls.String(); !seen[key] {
-			seen[key] = true
-			sets = append(sets, ls)
-		}
-	}
-	sort.Slice(sets, func(i, j int) bool { return sets[i].String() < sets[j].String() })
-	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(lokijson.AppendSeries(nil, sets))
-}
 
 func (s *Server) formatQuery(w http.ResponseWriter, r *http.Request) {
 	_ = r.ParseForm()

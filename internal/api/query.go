@@ -5,16 +5,15 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
-func (s *Server) queryRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st frontend.ReadState) {
+func (s *Server) queryRange(w http.ResponseWriter, ctx context.Context, t tenant.ID, q *loghttp.RangeQuery, st frontend.ReadState) {
 	start := time.Now()
 	if res, ok := s.runRange(w, ctx, t, q, st); ok {
 		s.writeResult(w, res, q.Headers.Flags, time.Since(start))
@@ -22,7 +21,7 @@ func (s *Server) queryRange(w http.ResponseWriter, ctx context.Context, t backen
 }
 
 // runRange runs a decoded range query, answering the client on errors.
-func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.RangeQuery, st frontend.ReadState) (*engine.Result, bool) {
+func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t tenant.ID, q *loghttp.RangeQuery, st frontend.ReadState) (*engine.Result, bool) {
 	res, err := s.d.Frontend.Range(ctx, t, frontend.RangeRequest{
 		Expr: q.Expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
 		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: q.Headers.Flags.Categorize(),
@@ -35,7 +34,7 @@ func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t backend.
 	return res, true
 }
 
-func (s *Server) queryInstant(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q *loghttp.InstantQuery, _ frontend.ReadState) {
+func (s *Server) queryInstant(w http.ResponseWriter, ctx context.Context, t tenant.ID, q *loghttp.InstantQuery, _ frontend.ReadState) {
 	start := time.Now()
 	res, err := s.d.Frontend.Instant(ctx, t, frontend.InstantRequest{
 		Expr: q.Expr, Time: q.Time, Limit: int(q.Limit), Direction: direction(q.Direction),
@@ -49,7 +48,7 @@ func (s *Server) queryInstant(w http.ResponseWriter, ctx context.Context, t back
 
 // parseQuery parses the LogQL once for the whole request, then applies the
 // entries limit, in Loki's order.
-func (s *Server) parseQuery(t backend.Tenant, query string, limit uint32) (logql.Expr, error) {
+func (s *Server) parseQuery(t tenant.ID, query string, limit uint32) (logql.Expr, error) {
 	expr, err := logql.ParseExpr(query)
 	if err != nil {
 		return nil, err
@@ -60,11 +59,11 @@ func (s *Server) parseQuery(t backend.Tenant, query string, limit uint32) (logql
 	return expr, nil
 }
 
-func direction(d loghttp.Direction) exec.Direction {
+func direction(d loghttp.Direction) engine.Direction {
 	if d == loghttp.Forward {
-		return exec.Forward
+		return engine.Forward
 	}
-	return exec.Backward
+	return engine.Backward
 }
 
 func (s *Server) writeResult(w http.ResponseWriter, res *engine.Result, flags loghttp.Flags, took time.Duration) {
@@ -77,16 +76,16 @@ func (s *Server) writeResult(w http.ResponseWriter, res *engine.Result, flags lo
 }
 
 // streamsStats are the figures a log query's stats report.
-func streamsStats(res *exec.LogResult, took time.Duration) lokijson.Stats {
+func streamsStats(res *engine.LogResult, took time.Duration) lokijson.Stats {
 	return lokijson.Stats{ExecTime: took.Seconds(), EntriesReturned: res.Stats.EntriesReturned,
 		LinesProcessed: res.Stats.LinesProcessed, BytesProcessed: res.Stats.BytesProcessed}
 }
 
-func appendMetric(b []byte, m *exec.MetricResult, st lokijson.Stats) []byte {
+func appendMetric(b []byte, m *engine.MetricResult, st lokijson.Stats) []byte {
 	switch m.Kind {
-	case exec.Scalar:
+	case engine.Scalar:
 		return lokijson.AppendScalar(b, m.Scalar, st)
-	case exec.Vector:
+	case engine.Vector:
 		return lokijson.AppendVector(b, m.Series, st)
 	}
 	return lokijson.AppendMatrix(b, m.Series, st)

@@ -5,17 +5,17 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/queue"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // decoder turns a request at the edge into its typed form and identity.
 type decoder[Q any] func(edge) (Q, loghttp.Identity, error)
 
 // server answers a decoded request, told what the frontend read for it.
-type server[Q any] func(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q Q, st frontend.ReadState)
+type server[Q any] func(w http.ResponseWriter, ctx context.Context, t tenant.ID, q Q, st frontend.ReadState)
 
 // readRoute is a read endpoint in request order: the tenant resolved,
 // Loki's response compression when on, the request decoded once, the
@@ -49,7 +49,7 @@ func readRoute[Q any](s *Server, route string, decode decoder[Q], serve server[Q
 
 // decodeEdge reads the request's parameters and headers once and decodes
 // them.
-func decodeEdge[Q any](r *http.Request, t backend.Tenant, decode decoder[Q]) (Q, loghttp.Identity, error) {
+func decodeEdge[Q any](r *http.Request, t tenant.ID, decode decoder[Q]) (Q, loghttp.Identity, error) {
 	form, err := loghttp.ReadForm(r)
 	if err != nil {
 		var zero Q
@@ -60,7 +60,7 @@ func decodeEdge[Q any](r *http.Request, t backend.Tenant, decode decoder[Q]) (Q,
 
 // scheduled runs a query once the queue admits it: long-range queries in
 // their own, capped, lane. A full tenant queue answers Loki's 429.
-func (s *Server) scheduled(w http.ResponseWriter, ctx context.Context, t backend.Tenant, span time.Duration, run func()) {
+func (s *Server) scheduled(w http.ResponseWriter, ctx context.Context, t tenant.ID, span time.Duration, run func()) {
 	if s.d.Queue == nil {
 		run()
 		return

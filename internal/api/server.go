@@ -1,6 +1,7 @@
 // Package api serves Loki's HTTP API: it decodes each request once into a
-// typed request, calls the engine or the backend, and encodes Loki's exact
-// wire format.
+// typed request, calls one service (the engine for LogQL queries, the
+// querier for the other reads, tail for live tails, the ingester for
+// pushes), and encodes Loki's exact wire format.
 package api
 
 import (
@@ -10,27 +11,27 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vloki/vloki/internal/otlp"
-
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/deletion"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
 	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/otlp"
+	"github.com/vloki/vloki/internal/querier"
+	"github.com/vloki/vloki/internal/querier/tail"
 	"github.com/vloki/vloki/internal/queue"
-	"github.com/vloki/vloki/internal/streamindex"
-	"github.com/vloki/vloki/internal/tailhub"
-	"github.com/vloki/vloki/internal/tailshare"
 	"github.com/vloki/vloki/internal/tenant"
 	"github.com/vloki/vloki/internal/visibility"
 )
 
 // Deps are what the handlers need.
 type Deps struct {
-	Backend  *backend.Client
+	// Engine answers LogQL queries; Querier the other reads; Tail opens
+	// live tails.
 	Engine   *engine.Engine
+	Querier  *querier.Querier
+	Tail     *tail.Service
 	Tenants  *tenant.Resolver
 	Metrics  *metrics.Metrics
 	Log      *slog.Logger
@@ -39,24 +40,11 @@ type Deps struct {
 	MaxPushBodyBytes int64
 	// OTLP maps OpenTelemetry attributes (nil: Loki's default).
 	OTLP *otlp.Config
-	// Patterns configures /loki/api/v1/patterns.
-	Patterns Patterns
 	// Limits are each tenant's limits (entries, query length, those
 	// Logs Drilldown reads, the ruler's).
 	Limits *limits.Overrides
 	// Ready reports whether the backend can serve; nil means always.
 	Ready func() error
-	// Streams answers label names and values from memory when it knows
-	// them exactly (nil: always VictoriaLogs).
-	Streams *streamindex.Index
-	// Tails hands acknowledged pushes to live tails; nil tails only
-	// through VictoriaLogs.
-	Tails *tailhub.Hub
-	// TailFromBackend also tails VictoriaLogs itself, for rows other
-	// agents or other vloki replicas write, through BackendTails (one
-	// VictoriaLogs tail per distinct request).
-	TailFromBackend bool
-	BackendTails    *tailshare.Sharer
 	// Visibility, when set, makes reads wait until the tenant's
 	// acknowledged pushes are searchable.
 	Visibility *visibility.Syncer
@@ -98,7 +86,7 @@ func New(d Deps) *Server {
 		d.Metrics = metrics.New()
 	}
 	if d.Frontend == nil { // no cache, no coalescing: the reads still wait for the tenant's pushes
-		var wait func(context.Context, backend.Tenant) error
+		var wait func(context.Context, tenant.ID) error
 		if d.Visibility != nil {
 			wait = d.Visibility.Wait
 		}

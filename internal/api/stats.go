@@ -2,36 +2,17 @@ package api
 
 import (
 	"context"
-	"iter"
 	"net/http"
 	"strconv"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
-	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/frontend"
-	"github.com/vloki/vloki/internal/logql"
-	"github.com/vloki/vloki/internal/model"
-	"github.com/vloki/vloki/internal/plan"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // indexStats answers Grafana's query-size hint: the streams, entries and
-// line bytes the selector matches in [start, end). VictoriaLogs has no
-// chunks; each stream counts as one.
-func (s *Server) indexStats(w http.ResponseWriter, ctx context.Context, t backend.Tenant, q selectorRange, _ frontend.ReadState) {
-	ms := q.Matchers
-	f, err := s.foreign(ctx, q.Start, q.End)
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	st, ok, err := s.indexStatsFromMemory(ctx, t, ms, f, q.Start.UnixNano(), q.End.UnixNano()-1)
-	if err == nil {
-		s.d.Metrics.ObserveVolumeAnswer(ok)
-	}
-	if err == nil && !ok {
-		st, err = exec.ReadIndexStats(ctx, s.d.Backend, t, plan.StreamFilter(ms, f), q.Start.UnixNano(), q.End.UnixNano()-1)
-	}
+// line bytes the selector matches in [start, end).
+func (s *Server) indexStats(w http.ResponseWriter, ctx context.Context, t tenant.ID, q selectorRange, _ frontend.ReadState) {
+	st, err := s.d.Querier.IndexStats(ctx, t, q.RangeQuery, q.Matchers)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -46,24 +27,4 @@ func (s *Server) indexStats(w http.ResponseWriter, ctx context.Context, t backen
 	b = append(b, `,"entries":`...)
 	b = strconv.AppendInt(b, st.Entries, 10)
 	_, _ = w.Write(append(b, "}\n"...))
-}
-
-// indexStatsFromMemory counts from the stream index's line lengths when
-// it holds every entry of [start, end] (inclusive Unix ns).
-func (s *Server) indexStatsFromMemory(ctx context.Context, t backend.Tenant, ms []*logql.Matcher, f *foreign.Config, start, end int64) (exec.IndexStats, bool, error) {
-	var st exec.IndexStats
-	if f != nil || s.d.Streams == nil {
-		return st, false, nil
-	}
-	ok, err := s.d.Streams.Lines(ctx, t, ms, start, end, func(_ model.Labels, lines iter.Seq2[int64, int64]) {
-		entries := st.Entries
-		for _, n := range lines {
-			st.Entries++
-			st.Bytes += n
-		}
-		if st.Entries > entries {
-			st.Streams++
-		}
-	})
-	return st, ok, err
 }

@@ -2,19 +2,16 @@ package api
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
 	"github.com/gorilla/websocket"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/model"
-	"github.com/vloki/vloki/internal/plan"
+	"github.com/vloki/vloki/internal/querier/tail"
 )
 
 // Loki's tail timings: a ping every second, at most an hour per tail
@@ -43,7 +40,7 @@ func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
 
 // serveTail runs a tail, each message written by encode.
 func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, encode tailEncoder) {
-	lq, q, ok := s.tailRequest(w, r)
+	tl, ok := s.openTail(w, r)
 	if !ok {
 		return
 	}
@@ -65,90 +62,52 @@ func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, encode tailEn
 			}
 		}
 	}()
-	flags := loghttp.EncodingFlags(r.Header)
-	tn := tenantFrom(r.Context())
-	live := exec.NewTail(lq, flags.Categorize(), q.Start.UnixNano(), q.DelayFor, s.d.Tails != nil && s.d.TailFromBackend)
-	// The live sources start before the history is asked, so nothing
-	// pushed in between falls through the gap.
-	liveErr := s.startTailSources(ctx, live, tn)
-	if s.d.Visibility != nil {
-		_ = s.d.Visibility.Wait(ctx, tn) // the history sees every acknowledged push
-	}
-	now := time.Now()
-	// Delete requests hide lines from the history only, as in Loki.
-	histQuery := *lq
-	histQuery.Hide(s.d.Engine.Hidden(tn))
-	hist, err := s.d.Frontend.Logs(ctx, s.d.Engine.Planned(tn, exec.LogRequest{
-		Query: &histQuery, Start: q.Start.UnixNano(), End: now.UnixNano(), Limit: int(q.Limit), Direction: exec.Backward,
-		Categorize: flags.Categorize(), KeepParsed: true,
-	}))
+	history, err := tl.Start(ctx)
 	if err != nil {
 		closeTail(conn, err)
 		return
 	}
-	entries := exec.TailEntries(hist.Streams)
-	live.SetHistory(entries, len(entries) >= int(q.Limit), now)
-	if !sendTail(conn, entries, encode) {
+	if !sendTail(conn, history, encode) {
 		return
 	}
-	s.streamTail(ctx, conn, live, liveErr, encode)
+	s.streamTail(ctx, conn, tl, encode)
 }
 
-// startTailSources feeds the tail from this process's acknowledged pushes
-// and, when configured, VictoriaLogs' own live tail (rows other agents or
-// other replicas wrote). The channel reports the first source to end.
-func (s *Server) startTailSources(ctx context.Context, live *exec.Tail, tn backend.Tenant) <-chan error {
-	errs := make(chan error, 2)
-	if s.d.Tails != nil {
-		sub, replay := s.d.Tails.Subscribe(tn)
-		go func() { errs <- live.RunPushed(ctx, sub, replay) }()
-	}
-	if s.d.Tails == nil || s.d.TailFromBackend {
-		sub := s.d.BackendTails.Subscribe(tn, live.BackendRequest())
-		go func() { errs <- live.RunBackend(ctx, sub) }()
-	}
-	return errs
-}
-
-// tailRequest parses and plans a tail, answering the client on errors.
-func (s *Server) tailRequest(w http.ResponseWriter, r *http.Request) (*plan.LogQuery, *loghttp.TailQuery, bool) {
+// openTail reads and plans a tail, answering the client on errors.
+func (s *Server) openTail(w http.ResponseWriter, r *http.Request) (*tail.Tail, bool) {
+	t := tenantFrom(r.Context())
 	form, err := loghttp.ReadForm(r)
 	if err != nil {
 		writeError(w, err)
-		return nil, nil, false
+		return nil, false
 	}
 	sel, err := logql.ParseLogSelector(form.Query(), true)
 	if err != nil {
 		writeError(w, err)
-		return nil, nil, false
+		return nil, false
 	}
 	q, err := loghttp.ParseTailQuery(form, time.Now())
 	if err == nil {
-		err = loghttp.CheckEntriesLimit(q.Limit, s.limitsOf(tenantFrom(r.Context())).MaxEntriesLimitPerQuery)
+		err = loghttp.CheckEntriesLimit(q.Limit, s.limitsOf(t).MaxEntriesLimitPerQuery)
 	}
 	if err == nil {
-		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), time.Now().UnixMilli(), s.maxQueryLength(tenantFrom(r.Context())))
+		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), time.Now().UnixMilli(), s.maxQueryLength(t))
 	}
 	if err != nil {
 		writeError(w, err)
-		return nil, nil, false
+		return nil, false
 	}
-	f, err := s.foreign(r.Context(), q.Start, time.Now())
+	tl, err := s.d.Tail.Open(r.Context(), t, q, sel, loghttp.EncodingFlags(r.Header).Categorize())
 	if err != nil {
 		writeError(w, err)
-		return nil, nil, false
+		return nil, false
 	}
-	lq, err := plan.CompileLog(sel, f)
-	if err != nil {
-		writeError(w, err)
-		return nil, nil, false
-	}
-	return lq, q, true
+	return tl, true
 }
 
 // streamTail sends live entries as they fall due, and pings, until the
 // client leaves, a source fails or the tail's time is up.
-func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exec.Tail, liveErr <-chan error, encode tailEncoder) {
+func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, tl *tail.Tail, encode tailEncoder) {
 	ping := time.NewTicker(tailPingEvery)
 	defer ping.Stop()
 	due := time.NewTimer(tailMaxDuration)
@@ -164,16 +123,10 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 		case <-s.closing:
 			_ = conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "vloki is shutting down"))
 			return
-		case err := <-liveErr:
-			if err == nil {
-				err = ctx.Err()
-			}
-			if err == nil {
-				err = errTailSourceEnded
-			}
+		case err := <-tl.Ended():
 			closeTail(conn, err)
 			return
-		case <-live.Ready():
+		case <-tl.Ready():
 			// Entries arriving together leave together: wait a moment
 			// for the rest of the push.
 			if !batching {
@@ -190,7 +143,7 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 			}
 			continue
 		}
-		entries, next := live.Take(time.Now())
+		entries, next := tl.Take(time.Now())
 		if !sendTail(conn, entries, encode) {
 			return
 		}
@@ -199,10 +152,6 @@ func (s *Server) streamTail(ctx context.Context, conn *websocket.Conn, live *exe
 		}
 	}
 }
-
-// errTailSourceEnded closes a tail whose VictoriaLogs live tail stopped
-// (VictoriaLogs restarted, say): the client reconnects.
-var errTailSourceEnded = errors.New("VictoriaLogs ended the live tail; reconnect to resume")
 
 // tailMessageEntries is Loki's maxEntriesPerTailResponse.
 const tailMessageEntries = 100

@@ -16,13 +16,14 @@ import (
 	"time"
 
 	"github.com/sony/gobreaker/v2"
+
+	"github.com/vloki/vloki/internal/metrics"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
-// Tenant is a VictoriaLogs tenant.
-type Tenant struct {
-	AccountID uint32
-	ProjectID uint32
-}
+// Tenant is a VictoriaLogs tenant, defined in package tenant so the
+// layers above the storage client name it without importing the client.
+type Tenant = tenant.ID
 
 // Client calls VictoriaLogs.
 type Client struct {
@@ -151,7 +152,7 @@ func (c *Client) send(ctx context.Context, client *http.Client, t Tenant, method
 		body = strings.NewReader(form.Encode())
 		hdr = cloneWith(hdr, "Content-Type", "application/x-www-form-urlencoded")
 	}
-	countRequest(ctx)
+	metrics.CountBackendRequest(ctx)
 	var resp *http.Response
 	var err error
 	for attempt := 0; ; attempt++ {

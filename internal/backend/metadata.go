@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/vloki/vloki/internal/logsql"
+	"github.com/vloki/vloki/internal/metrics"
 )
 
 // ValueHits is one value of a field-names, field-values or streams answer.
@@ -54,7 +55,7 @@ const (
 // Values calls one of the metadata endpoints and returns its values.
 func (c *Client) Values(ctx context.Context, t Tenant, endpoint string, m MetadataRequest) ([]ValueHits, error) {
 	if d, ok := c.direct.(DirectMetadata); ok {
-		countRequest(ctx)
+		metrics.CountBackendRequest(ctx)
 		var vs []ValueHits
 		err := c.timed(endpoint, func() error {
 			var err error

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/valyala/fastjson"
+
+	"github.com/vloki/vloki/internal/metrics"
 )
 
 // Field is one field of a VictoriaLogs row. Values are only valid during the
@@ -88,7 +90,7 @@ func Stop() error { return errStop }
 func (c *Client) Query(ctx context.Context, t Tenant, q QueryRequest, fn func(*Row) error) error {
 	return c.timed("query", func() error {
 		if c.direct != nil {
-			countRequest(ctx)
+			metrics.CountBackendRequest(ctx)
 			err := c.direct.RunQuery(ctx, t, q, fn)
 			if !errors.Is(err, ErrNotDirect) {
 				if errors.Is(err, errStop) {

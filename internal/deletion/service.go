@@ -30,6 +30,9 @@ type Service struct {
 // ErrDisabled is Loki's 403 for a tenant whose deletion_mode is disabled.
 var ErrDisabled = errors.New("deletion is not available for this tenant")
 
+// ErrNoDeletes says the storage cannot delete rows (CanDelete's error).
+var ErrNoDeletes = backend.ErrNoDeletes
+
 // Create decodes and stores a create call; org is the tenant's
 // X-Scope-OrgID.
 func (s *Service) Create(ctx context.Context, t backend.Tenant, org string, p CreateParams) (*Request, error) {

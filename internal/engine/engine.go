@@ -83,12 +83,18 @@ type Result struct {
 // Run runs fn under the tenant's query timeout, with Loki's errors for a
 // query cancelled or timed out.
 func (e *Engine) Run(ctx context.Context, t backend.Tenant, fn func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(e.limits.For(t).QueryTimeout))
+	ctx, cancel := e.WithQueryTimeout(ctx, t)
 	defer cancel()
 	if err := fn(ctx); err != nil {
 		return contextError(ctx, err)
 	}
 	return nil
+}
+
+// WithQueryTimeout bounds ctx by the tenant's query timeout, for a read
+// that reports its own errors (a tail's history).
+func (e *Engine) WithQueryTimeout(ctx context.Context, t backend.Tenant) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, time.Duration(e.limits.For(t).QueryTimeout))
 }
 
 // ErrLogOnInstant is Loki's refusal of a log query as an instant query.

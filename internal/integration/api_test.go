@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/vltest"
 )
 
 func TestPostFormQueryAndCategorizedMetadata(t *testing.T) {
@@ -109,6 +110,47 @@ func TestTimeoutAnswers504(t *testing.T) {
 			want := "request timed out, decrease the duration of the request or add more label matchers (prefer exact match over regex match) to reduce the amount of data processed"
 			if r.status != http.StatusGatewayTimeout || string(r.body) != want {
 				t.Fatalf("got %d %q", r.status, r.body)
+			}
+		})
+	}
+}
+
+// TestMetadataReadsTimeOutAsLoki: Loki's querier bounds label, series,
+// index stats, volume and detected-labels reads by the query timeout, and
+// answers an expired one as a timed-out query. (The embedded engine
+// answers label names, values and streams without looking at the
+// context: nothing to time out there.)
+func TestMetadataReadsTimeOutAsLoki(t *testing.T) {
+	want := "request timed out, decrease the duration of the request or add more label matchers (prefer exact match over regex match) to reduce the amount of data processed"
+	span := url.Values{"start": {ns(base)}, "end": {ns(base.Add(time.Hour))}}
+	withQuery := func(q string) url.Values {
+		p := url.Values{"query": {q}}
+		for k, v := range span {
+			p[k] = v
+		}
+		return p
+	}
+	reads := map[string]url.Values{
+		"/loki/api/v1/labels":                  span,
+		"/loki/api/v1/label/app/values":        span,
+		"/loki/api/v1/series":                  withQuery(`{app="x"}`),
+		"/loki/api/v1/index/stats":             withQuery(`{app="x"}`),
+		"/loki/api/v1/index/volume":            withQuery(`{app="x"}`),
+		"/loki/api/v1/index/volume_range":      withQuery(`{app="x"}`),
+		"/loki/api/v1/detected_labels":         withQuery(`{app="x"}`),
+		"/loki/api/v1/detected_fields":         withQuery(`{app="x"}`),
+		"/loki/api/v1/detected_field/a/values": withQuery(`{app="x"}`),
+	}
+	for _, tg := range targetsWithTimeout(t, time.Nanosecond) {
+		t.Run(tg.name, func(t *testing.T) {
+			for path, params := range reads {
+				if !vltest.IsExternal(tg.name) && !strings.Contains(path, "index") && !strings.Contains(path, "detected_field") {
+					continue
+				}
+				r := tg.get(t, path, "to", params, nil)
+				if r.status != http.StatusGatewayTimeout || string(r.body) != want {
+					t.Errorf("%s: got %d %q", path, r.status, r.body)
+				}
 			}
 		})
 	}

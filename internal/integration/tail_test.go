@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -77,6 +79,24 @@ func TestTailErrors(t *testing.T) {
 		if r.status != http.StatusBadRequest || strings.TrimSpace(string(r.body)) != c.want {
 			t.Errorf("%v: %d %q", c.params, r.status, r.body)
 		}
+	}
+}
+
+// TestTailHistoryTimesOutAsLoki: Loki's querier reads a tail's history
+// under the query timeout; an expired one closes the tail with 1011 and
+// the error as it is (not the HTTP answer's text, which would not fit in
+// a close frame).
+func TestTailHistoryTimesOutAsLoki(t *testing.T) {
+	tg := targetsWithTimeout(t, time.Nanosecond)[0]
+	conn := dialTail(t, tg, url.Values{"query": {`{app="tail"}`}})
+	defer conn.Close()
+	if err := conn.SetReadDeadline(time.Now().Add(15 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := conn.ReadMessage()
+	var ce *websocket.CloseError
+	if !errors.As(err, &ce) || ce.Code != websocket.CloseInternalServerErr || ce.Text != context.DeadlineExceeded.Error() {
+		t.Fatalf("got %v", err)
 	}
 }
 

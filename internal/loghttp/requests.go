@@ -38,6 +38,8 @@ type InstantQuery struct {
 type LabelQuery struct {
 	Start, End time.Time
 	Query      string
+	// Matchers is Query parsed (none: every stream).
+	Matchers []*logql.Matcher
 	// Name is the label whose values are asked ("": label names).
 	Name     string
 	Identity Identity
@@ -47,7 +49,9 @@ type LabelQuery struct {
 type SeriesQuery struct {
 	Start, End time.Time
 	Matchers   []string
-	Identity   Identity
+	// Selectors are Matchers parsed (none: every series).
+	Selectors [][]*logql.Matcher
+	Identity  Identity
 }
 
 // ParseRangeQuery checks parameters in Loki's order. The caller parses the

@@ -1,4 +1,6 @@
-package metrics
+// An external test package: eval imports the storage client, which
+// imports metrics.
+package metrics_test
 
 import (
 	"encoding/json"
@@ -11,6 +13,7 @@ import (
 	"github.com/VictoriaMetrics/metricsql"
 	"gopkg.in/yaml.v3"
 
+	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/ruler/eval"
 )
 
@@ -47,10 +50,10 @@ func TestDeployUsesExposedMetrics(t *testing.T) {
 // exposedNames are the series names vloki's registry can produce, with
 // every collector the server registers.
 func exposedNames() map[string]bool {
-	m := New()
-	m.RegisterFrontend(func() FrontendFigures { return FrontendFigures{} })
-	m.RegisterExtents(func() ExtentFigures { return ExtentFigures{} })
-	m.RegisterRuntime(func() RuntimeFigures { return RuntimeFigures{} })
+	m := metrics.New()
+	m.RegisterFrontend(func() metrics.FrontendFigures { return metrics.FrontendFigures{} })
+	m.RegisterExtents(func() metrics.ExtentFigures { return metrics.ExtentFigures{} })
+	m.RegisterRuntime(func() metrics.RuntimeFigures { return metrics.RuntimeFigures{} })
 	histograms := []string{"vloki_request_duration_seconds", "vloki_backend_request_duration_seconds", "vloki_backend_requests_per_request"}
 	out := map[string]bool{}
 	for _, n := range append(m.Names(), eval.MetricNames...) {

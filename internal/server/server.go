@@ -31,6 +31,8 @@ import (
 	"github.com/vloki/vloki/internal/metrics"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/patterns"
+	"github.com/vloki/vloki/internal/querier"
+	"github.com/vloki/vloki/internal/querier/tail"
 	"github.com/vloki/vloki/internal/queue"
 	"github.com/vloki/vloki/internal/ruler/eval"
 	"github.com/vloki/vloki/internal/ruler/lease"
@@ -188,13 +190,16 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return nil, err
 	}
 	srv := api.New(api.Deps{
-		Backend: c, Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
-		Streams: streams, Tails: tails, TailFromBackend: cfg.TailFromBackend(), BackendTails: backendTails, Visibility: visible, Frontend: front,
+		Engine: eng, Tenants: resolver, Metrics: m, Log: log, Ingester: w,
+		Querier: querier.New(querier.Config{Engine: eng, Frontend: front, Storage: c, Streams: streams, Metrics: m,
+			Patterns: querier.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines, Live: livePatterns}}),
+		Tail: tail.New(tail.Config{Engine: eng, Storage: c, Pushes: tails, FromStorage: cfg.TailFromBackend(),
+			StorageTails: backendTails, Visibility: visible, History: front.Logs}),
+		Visibility: visible, Frontend: front,
 		Queue: queue, LongQuerySpan: cfg.QueryScheduler.LongQuerySpan, CompressResponses: cfg.Frontend.CompressResponses,
 		MaxPushBodyBytes: cfg.Limits.MaxPushBodyBytes,
 		OTLP:             &otlpConfig,
 		Limits:           overrides,
-		Patterns:         api.Patterns{Enabled: cfg.Patterns.Enabled, MaxLines: cfg.Patterns.MaxLines, Live: livePatterns},
 		Deletes:          deletes,
 		Ruler:            ruler,
 		Ready: func() error {

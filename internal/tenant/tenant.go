@@ -22,8 +22,6 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/vloki/vloki/internal/backend"
 )
 
 // Fake is the tenant Loki uses when auth is disabled.
@@ -37,7 +35,7 @@ const maxTenantIDLength = 150
 // Resolver turns request headers into a tenant.
 type Resolver struct {
 	AuthEnabled bool
-	Mapping     map[string]backend.Tenant
+	Mapping     map[string]ID
 }
 
 // Error is a tenant problem reported to the client.
@@ -52,35 +50,35 @@ func (e *Error) Error() string { return e.Msg }
 var ErrNoOrgID = &Error{Status: http.StatusUnauthorized, Msg: "no org id"}
 
 // Resolve returns the tenant name and its VictoriaLogs pair.
-func (r *Resolver) Resolve(h http.Header) (string, backend.Tenant, error) {
+func (r *Resolver) Resolve(h http.Header) (string, ID, error) {
 	name := Fake
 	if r.AuthEnabled {
 		name = h.Get(Header)
 		if name == "" {
-			return "", backend.Tenant{}, ErrNoOrgID
+			return "", ID{}, ErrNoOrgID
 		}
 		if err := Validate(name); err != nil {
-			return "", backend.Tenant{}, err
+			return "", ID{}, err
 		}
 	}
 	return name, r.Map(name), nil
 }
 
 // Map applies the mapping rules to a valid tenant name.
-func (r *Resolver) Map(name string) backend.Tenant {
+func (r *Resolver) Map(name string) ID {
 	if t, ok := r.Mapping[name]; ok {
 		return t
 	}
 	if name == Fake {
-		return backend.Tenant{}
+		return ID{}
 	}
 	if n, err := strconv.ParseUint(name, 10, 32); err == nil {
-		return backend.Tenant{AccountID: uint32(n)}
+		return ID{AccountID: uint32(n)}
 	}
 	h := fnv.New64a()
 	_, _ = h.Write([]byte(name))
 	sum := h.Sum64()
-	return backend.Tenant{AccountID: uint32(sum >> 32), ProjectID: uint32(sum) | 1<<31}
+	return ID{AccountID: uint32(sum >> 32), ProjectID: uint32(sum) | 1<<31}
 }
 
 // Validate applies Loki's tenant ID rules (dskit's ValidTenantID).
@@ -120,7 +118,7 @@ type fileEntry struct {
 //
 //	tenants:
 //	  team-a: {account_id: 1, project_id: 0}
-func LoadMapping(path string) (map[string]backend.Tenant, error) {
+func LoadMapping(path string) (map[string]ID, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -133,9 +131,9 @@ func LoadMapping(path string) (map[string]backend.Tenant, error) {
 	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("tenant mapping %s: %w", path, err)
 	}
-	out := make(map[string]backend.Tenant, len(f.Tenants))
+	out := make(map[string]ID, len(f.Tenants))
 	for name, e := range f.Tenants {
-		out[name] = backend.Tenant{AccountID: e.AccountID, ProjectID: e.ProjectID}
+		out[name] = ID{AccountID: e.AccountID, ProjectID: e.ProjectID}
 	}
 	return out, nil
 }

@@ -7,22 +7,20 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-
-	"github.com/vloki/vloki/internal/backend"
 )
 
 func TestResolve(t *testing.T) {
-	r := &Resolver{AuthEnabled: true, Mapping: map[string]backend.Tenant{"team-a": {AccountID: 5, ProjectID: 6}}}
+	r := &Resolver{AuthEnabled: true, Mapping: map[string]ID{"team-a": {AccountID: 5, ProjectID: 6}}}
 	cases := []struct {
 		header string
-		want   backend.Tenant
+		want   ID
 		status int
 	}{
-		{"team-a", backend.Tenant{AccountID: 5, ProjectID: 6}, 0},
-		{"42", backend.Tenant{AccountID: 42}, 0},
-		{"", backend.Tenant{}, 401},
-		{"a|b", backend.Tenant{}, 400},
-		{"bad/char", backend.Tenant{}, 401},
+		{"team-a", ID{AccountID: 5, ProjectID: 6}, 0},
+		{"42", ID{AccountID: 42}, 0},
+		{"", ID{}, 401},
+		{"a|b", ID{}, 400},
+		{"bad/char", ID{}, 401},
 	}
 	for _, c := range cases {
 		h := http.Header{}
@@ -59,7 +57,7 @@ func TestAuthDisabledUsesFake(t *testing.T) {
 	h := http.Header{}
 	h.Set(Header, "someone")
 	name, pair, err := r.Resolve(h)
-	if err != nil || name != Fake || pair != (backend.Tenant{}) {
+	if err != nil || name != Fake || pair != (ID{}) {
 		t.Fatalf("got %q %+v %v", name, pair, err)
 	}
 }
@@ -70,7 +68,7 @@ func TestLoadMapping(t *testing.T) {
 		t.Fatal(err)
 	}
 	m, err := LoadMapping(p)
-	if err != nil || m["team-a"] != (backend.Tenant{AccountID: 3, ProjectID: 4}) {
+	if err != nil || m["team-a"] != (ID{AccountID: 3, ProjectID: 4}) {
 		t.Fatalf("got %v %v", m, err)
 	}
 }

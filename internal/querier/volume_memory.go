@@ -1,12 +1,12 @@
-package api
+package querier
 
 import (
 	"context"
 	"iter"
 
-	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // volumeFromMemory sums the stream index's line lengths, grouped and
@@ -14,19 +14,19 @@ import (
 // holds every entry of the range (vloki the sole writer, a recent range);
 // ok is false when VictoriaLogs must answer. Groups come from stream
 // labels only, as Loki's volumes do.
-func (s *Server) volumeFromMemory(ctx context.Context, t backend.Tenant, q *loghttp.VolumeQuery, sel volumeSelector, groups []string, g volumeGrid, series map[string]*model.Series) (bool, error) {
-	if sel.foreign != nil || s.d.Streams == nil {
+func (q *Querier) volumeFromMemory(ctx context.Context, t tenant.ID, req *loghttp.VolumeQuery, sel volumeSelector, groups []string, g volumeGrid, series map[string]*model.Series) (bool, error) {
+	if sel.foreign != nil || q.streams == nil {
 		return false, nil
 	}
 	sums := map[string]*volumeSums{}
-	ok, err := s.d.Streams.Lines(ctx, t, sel.ms, g.start, g.end, func(ls model.Labels, lines iter.Seq2[int64, int64]) {
-		targets := volumeTargets(ls, groups, q.ByLabels)
+	ok, err := q.streams.Lines(ctx, t, sel.ms, g.start, g.end, func(ls model.Labels, lines iter.Seq2[int64, int64]) {
+		targets := volumeTargets(ls, groups, req.ByLabels)
 		if len(targets) == 0 {
 			return
 		}
 		accs := make([]*volumeSums, len(targets))
-		for i, t := range targets {
-			accs[i] = t.sums(sums)
+		for i, target := range targets {
+			accs[i] = target.sums(sums)
 		}
 		// Lines come in time order: add up a bucket's run, then record it.
 		bucket, run, any := int64(0), int64(0), false

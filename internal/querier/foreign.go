@@ -1,4 +1,4 @@
-package api
+package querier
 
 import (
 	"context"
@@ -9,22 +9,13 @@ import (
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
-// foreign returns how to read data other agents wrote in [start, end],
-// nil when vloki reads only its own rows.
-func (s *Server) foreign(ctx context.Context, start, end time.Time) (*foreign.Config, error) {
-	if s.d.Engine == nil {
-		return nil, nil
-	}
-	return s.d.Engine.Foreign(ctx, tenantFrom(ctx), start.UnixNano(), end.UnixNano())
-}
-
-// foreignValues answers /labels (field "") and /label/{field}/values
-// from the matching streams' labels as Loki names them, derived ones
-// included.
-func (s *Server) foreignValues(ctx context.Context, q *loghttp.LabelQuery, filter string, f *foreign.Config, field string) ([]string, error) {
-	sets, err := s.foreignStreams(ctx, filter, q.Start, q.End, f)
+// foreignValues answers label names (field "") and a label's values from
+// the matching streams' labels as Loki names them, derived ones included.
+func (q *Querier) foreignValues(ctx context.Context, t tenant.ID, req *loghttp.LabelQuery, filter string, f *foreign.Config, field string) ([]string, error) {
+	sets, err := q.foreignStreams(ctx, t, filter, req.Start, req.End, f)
 	if err != nil {
 		return nil, err
 	}
@@ -51,8 +42,8 @@ func (s *Server) foreignValues(ctx context.Context, q *loghttp.LabelQuery, filte
 
 // foreignStreams lists the label sets of the streams a LogsQL filter
 // selects, as Loki names them.
-func (s *Server) foreignStreams(ctx context.Context, filter string, start, end time.Time, f *foreign.Config) ([]model.Labels, error) {
-	vals, err := s.d.Backend.Values(ctx, tenantFrom(ctx), backend.Streams, backend.MetadataRequest{
+func (q *Querier) foreignStreams(ctx context.Context, t tenant.ID, filter string, start, end time.Time, f *foreign.Config) ([]model.Labels, error) {
+	vals, err := q.storage.Values(ctx, t, backend.Streams, backend.MetadataRequest{
 		Query: filter, Start: start.UnixNano(), End: end.UnixNano(),
 	})
 	if err != nil {

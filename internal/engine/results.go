@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec"
+)
+
+// The engine's requests and answers are exec's (a direction, a log
+// query's streams, a metric query's samples), named here so the API
+// reads them without importing exec.
+type (
+	Direction    = exec.Direction
+	LogResult    = exec.LogResult
+	MetricResult = exec.MetricResult
+)
+
+// Directions and metric result kinds.
+const (
+	Forward  = exec.Forward
+	Backward = exec.Backward
+	Scalar   = exec.Scalar
+	Vector   = exec.Vector
+	Matrix   = exec.Matrix
+)
+
+// The errors a read can end with from the layers below the engine, named
+// here so the API maps them to Loki's statuses without importing those
+// layers.
+type (
+	// StorageUnavailableError: VictoriaLogs could not be reached.
+	StorageUnavailableError = backend.UnavailableError
+	// StorageTimeoutError: VictoriaLogs did not answer in time.
+	StorageTimeoutError = backend.TimeoutError
+	// LimitError: a query went over one of Loki's limits.
+	LimitError = exec.LimitError
+	// PipelineError: a metric sample kept a pipeline error.
+	PipelineError = exec.PipelineError
+)

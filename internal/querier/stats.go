@@ -1,0 +1,59 @@
+package querier
+
+import (
+	"context"
+	"iter"
+
+	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/foreign"
+	"github.com/vloki/vloki/internal/loghttp"
+	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/plan"
+	"github.com/vloki/vloki/internal/tenant"
+)
+
+// IndexStats are the streams, entries and line bytes a selector matches.
+type IndexStats = exec.IndexStats
+
+// IndexStats answers Grafana's query-size hint for the selector ms over
+// [req.Start, req.End). VictoriaLogs has no chunks; each stream counts as
+// one.
+func (q *Querier) IndexStats(ctx context.Context, t tenant.ID, req *loghttp.RangeQuery, ms []*logql.Matcher) (IndexStats, error) {
+	return bounded(ctx, q.engine, t, func(ctx context.Context) (IndexStats, error) {
+		f, err := q.foreign(ctx, t, req.Start, req.End)
+		if err != nil {
+			return IndexStats{}, err
+		}
+		start, end := req.Start.UnixNano(), req.End.UnixNano()-1
+		st, ok, err := q.indexStatsFromMemory(ctx, t, ms, f, start, end)
+		if err != nil {
+			return st, err
+		}
+		q.metrics.ObserveVolumeAnswer(ok)
+		if ok {
+			return st, nil
+		}
+		return exec.ReadIndexStats(ctx, q.storage, t, plan.StreamFilter(ms, f), start, end)
+	})
+}
+
+// indexStatsFromMemory counts from the stream index's line lengths when
+// it holds every entry of [start, end] (inclusive Unix ns).
+func (q *Querier) indexStatsFromMemory(ctx context.Context, t tenant.ID, ms []*logql.Matcher, f *foreign.Config, start, end int64) (IndexStats, bool, error) {
+	var st IndexStats
+	if f != nil || q.streams == nil {
+		return st, false, nil
+	}
+	ok, err := q.streams.Lines(ctx, t, ms, start, end, func(_ model.Labels, lines iter.Seq2[int64, int64]) {
+		entries := st.Entries
+		for _, n := range lines {
+			st.Entries++
+			st.Bytes += n
+		}
+		if st.Entries > entries {
+			st.Streams++
+		}
+	})
+	return st, ok, err
+}
