@@ -14,21 +14,21 @@ import (
 func (s *Server) deleteRequests(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodPost, http.MethodPut:
-		s.tenantQuery(s.createDelete)(w, r)
+		s.withTenant(s.createDelete)(w, r)
 	case http.MethodGet:
-		s.tenantQuery(s.listDeletes)(w, r)
+		s.withTenant(s.listDeletes)(w, r)
 	case http.MethodDelete:
-		s.tenantQuery(s.cancelDelete)(w, r)
+		s.withTenant(s.cancelDelete)(w, r)
 	default:
 		w.WriteHeader(http.StatusMethodNotAllowed)
 	}
 }
 
 // createDelete reads only the URL's parameters, as Loki does.
-func (s *Server) createDelete(w http.ResponseWriter, r *http.Request) {
+func (s *Server) createDelete(w http.ResponseWriter, r *http.Request, t tenant.ID) {
 	q := r.URL.Query()
 	p := deletion.CreateParams{Query: q.Get("query"), Start: q.Get("start"), End: q.Get("end"), MaxInterval: q.Get("max_interval")}
-	req, err := s.d.Deletes.Create(r.Context(), tenantFrom(r.Context()), tenant.NameFrom(r.Context()), p)
+	req, err := s.d.Deletes.Create(r.Context(), t, tenant.NameFrom(r.Context()), p)
 	if err != nil {
 		writeDeleteError(w, err)
 		return
@@ -39,7 +39,7 @@ func (s *Server) createDelete(w http.ResponseWriter, r *http.Request) {
 
 // listDeletes filters by overlap only when both bounds are given; a bad
 // bound is reported and the list still follows, as in Loki.
-func (s *Server) listDeletes(w http.ResponseWriter, r *http.Request) {
+func (s *Server) listDeletes(w http.ResponseWriter, r *http.Request, t tenant.ID) {
 	q := r.URL.Query()
 	var msgs string
 	start, end := int64(0), int64(0)
@@ -55,7 +55,7 @@ func (s *Server) listDeletes(w http.ResponseWriter, r *http.Request) {
 			msgs += "invalid end time: require unix seconds or RFC3339 format\n"
 		}
 	}
-	reqs, err := s.d.Deletes.List(tenantFrom(r.Context()), start, end, q.Get("start") != "" && q.Get("end") != "")
+	reqs, err := s.d.Deletes.List(t, start, end, q.Get("start") != "" && q.Get("end") != "")
 	if err != nil {
 		writeDeleteError(w, err)
 		return
@@ -69,9 +69,9 @@ func (s *Server) listDeletes(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(body)
 }
 
-func (s *Server) cancelDelete(w http.ResponseWriter, r *http.Request) {
+func (s *Server) cancelDelete(w http.ResponseWriter, r *http.Request, t tenant.ID) {
 	q := r.URL.Query()
-	err := s.d.Deletes.Cancel(tenantFrom(r.Context()), q.Get("request_id"), q.Get("force") == "true")
+	err := s.d.Deletes.Cancel(t, q.Get("request_id"), q.Get("force") == "true")
 	if err != nil {
 		writeDeleteError(w, err)
 		return
@@ -86,8 +86,8 @@ func (s *Server) generationNumbers(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusMethodNotAllowed)
 		return
 	}
-	s.tenantQuery(func(w http.ResponseWriter, r *http.Request) {
-		gen, err := s.d.Deletes.Generation(tenantFrom(r.Context()))
+	s.withTenant(func(w http.ResponseWriter, r *http.Request, t tenant.ID) {
+		gen, err := s.d.Deletes.Generation(t)
 		if err != nil {
 			writeDeleteError(w, err)
 			return

@@ -63,6 +63,6 @@ func (s *Server) legacyLabels(w http.ResponseWriter, ctx context.Context, t tena
 
 // legacyTail serves /api/prom/tail: the tail, each message in the legacy
 // shape.
-func (s *Server) legacyTail(w http.ResponseWriter, r *http.Request) {
-	s.serveTail(w, r, func(streams []model.Stream) []byte { return lokijson.AppendLegacyTail(nil, streams) })
+func (s *Server) legacyTail(w http.ResponseWriter, r *http.Request, t tenant.ID) {
+	s.serveTail(w, r, t, func(streams []model.Stream) []byte { return lokijson.AppendLegacyTail(nil, streams) })
 }

@@ -118,16 +118,17 @@ type requestInfo struct {
 
 type requestInfoKey struct{}
 
-type tenantKey struct{}
+// tenantHandler is a handler told its request's tenant.
+type tenantHandler func(w http.ResponseWriter, r *http.Request, t tenant.ID)
 
-// tenantQuery resolves the tenant before the handler runs.
-func (s *Server) tenantQuery(h http.HandlerFunc) http.HandlerFunc {
+// withTenant resolves the tenant before the handler runs.
+func (s *Server) withTenant(h tenantHandler) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		ctx, t, ok := s.tenantContext(w, r)
+		r, t, ok := s.resolveTenant(w, r)
 		if !ok {
 			return
 		}
-		h(w, r.WithContext(context.WithValue(ctx, tenantKey{}, t)))
+		h(w, r, t)
 	}
 }
 
@@ -151,12 +152,6 @@ func (s *Server) tenantContext(w http.ResponseWriter, r *http.Request) (context.
 		info.tenant = name
 	}
 	return tenant.WithName(r.Context(), name), t, true
-}
-
-// tenantFrom returns the tenant tenantQuery resolved.
-func tenantFrom(ctx context.Context) tenant.ID {
-	t, _ := ctx.Value(tenantKey{}).(tenant.ID)
-	return t
 }
 
 // errorChain is an error with the causes its text leaves out.

@@ -27,7 +27,6 @@ func readRoute[Q any](s *Server, route string, decode decoder[Q], serve server[Q
 		if !ok {
 			return
 		}
-		r = r.WithContext(context.WithValue(r.Context(), tenantKey{}, t))
 		answer := func(w http.ResponseWriter, r *http.Request) {
 			q, id, err := decodeEdge(r, t, decode)
 			if err != nil {

@@ -120,7 +120,7 @@ type route struct {
 }
 
 func (s *Server) routes() []route {
-	t := s.tenantQuery
+	t := s.withTenant
 	queryRange, labels := readRoute(s, "query_range", s.decodeRange, s.queryRange), readRoute(s, "labels", s.decodeLabels(false), s.labels)
 	routes := []route{
 		{"/loki/api/v1/push", "push", s.push},

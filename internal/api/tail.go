@@ -12,6 +12,7 @@ import (
 	"github.com/vloki/vloki/internal/lokijson"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/querier/tail"
+	"github.com/vloki/vloki/internal/tenant"
 )
 
 // Loki's tail timings: a ping every second, at most an hour per tail
@@ -33,14 +34,14 @@ type tailEncoder func(streams []model.Stream) []byte
 
 // tail serves /tail over a WebSocket: the newest limit entries since
 // start, oldest first, then every new matching entry, as JSON text frames.
-func (s *Server) tail(w http.ResponseWriter, r *http.Request) {
+func (s *Server) tail(w http.ResponseWriter, r *http.Request, t tenant.ID) {
 	flags := loghttp.EncodingFlags(r.Header)
-	s.serveTail(w, r, func(streams []model.Stream) []byte { return lokijson.AppendTail(nil, streams, flags) })
+	s.serveTail(w, r, t, func(streams []model.Stream) []byte { return lokijson.AppendTail(nil, streams, flags) })
 }
 
 // serveTail runs a tail, each message written by encode.
-func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, encode tailEncoder) {
-	tl, ok := s.openTail(w, r)
+func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, t tenant.ID, encode tailEncoder) {
+	tl, ok := s.openTail(w, r, t)
 	if !ok {
 		return
 	}
@@ -74,8 +75,7 @@ func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, encode tailEn
 }
 
 // openTail reads and plans a tail, answering the client on errors.
-func (s *Server) openTail(w http.ResponseWriter, r *http.Request) (*tail.Tail, bool) {
-	t := tenantFrom(r.Context())
+func (s *Server) openTail(w http.ResponseWriter, r *http.Request, t tenant.ID) (*tail.Tail, bool) {
 	form, err := loghttp.ReadForm(r)
 	if err != nil {
 		writeError(w, err)
