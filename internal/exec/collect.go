@@ -179,16 +179,3 @@ func (c *collector) result() *LogResult {
 	out.Stats.EntriesReturned = c.emittedN
 	return out
 }
-
-// mergeLabels adds metadata to stream labels; a stream label wins a clash.
-func mergeLabels(stream, extra model.Labels) model.Labels {
-	out := make(model.Labels, 0, len(stream)+len(extra))
-	out = append(out, stream...)
-	for _, l := range extra {
-		if _, ok := stream.Get(l.Name); !ok {
-			out = append(out, l)
-		}
-	}
-	out.Sort()
-	return out
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/logql"
@@ -188,14 +187,6 @@ func (ev *evaluator) bucketQuery(ctx context.Context, m *plan.RangeAgg, q logsql
 
 // errMirrored stops reading an answer on the mirrored bucket grid.
 var errMirrored = errors.New("VictoriaLogs buckets on the mirrored grid")
-
-func parseCount(b []byte) (int64, error) {
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("VictoriaLogs stats value %q: %w", b, err)
-	}
-	return n, nil
-}
 
 func gcd(a, b int64) int64 {
 	for b != 0 {

@@ -107,6 +107,28 @@ func hasLabel(ls model.Labels, name string) bool {
 	return ok
 }
 
+// mergeLabels adds metadata to stream labels; a stream label wins a clash.
+func mergeLabels(stream, extra model.Labels) model.Labels {
+	out := make(model.Labels, 0, len(stream)+len(extra))
+	out = append(out, stream...)
+	for _, l := range extra {
+		if _, ok := stream.Get(l.Name); !ok {
+			out = append(out, l)
+		}
+	}
+	out.Sort()
+	return out
+}
+
+// parseCount reads a VictoriaLogs stats count.
+func parseCount(b []byte) (int64, error) {
+	n, err := strconv.ParseInt(string(b), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("VictoriaLogs stats value %q: %w", b, err)
+	}
+	return n, nil
+}
+
 // parseTime reads VictoriaLogs' RFC3339 _time with nanoseconds.
 func parseTime(b []byte) (int64, error) {
 	if ns, ok := parseUTCTime(b); ok {
