@@ -3,6 +3,7 @@ package exec
 import (
 	"sort"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -12,8 +13,8 @@ type collector struct {
 	req      LogRequest
 	n        int // entries taken toward the limit
 	emittedN int
-	last     *logRow // &lastRow once an entry was taken
-	lastRow  logRow  // a copy: the walker reuses its row buffer
+	last     *logrow.Row // &lastRow once an entry was taken
+	lastRow  logrow.Row  // a copy: the walker reuses its row buffer
 	lastTs   int64
 	emitted  bool
 	streams  map[string]*model.Stream
@@ -29,10 +30,10 @@ func (c *collector) remaining() int { return c.req.Limit - c.n }
 
 // addAll takes rows in direction order; the rows of one stream sharing a
 // timestamp all come in one call.
-func (c *collector) addAll(rows []logRow) {
+func (c *collector) addAll(rows []logrow.Row) {
 	for i := 0; i < len(rows) && !c.full(); {
 		j := i + 1
-		for j < len(rows) && rows[j].ts == rows[i].ts && rows[j].hash == rows[i].hash {
+		for j < len(rows) && rows[j].TimestampNs == rows[i].TimestampNs && rows[j].Hash == rows[i].Hash {
 			j++
 		}
 		if j == i+1 {
@@ -44,7 +45,7 @@ func (c *collector) addAll(rows []logRow) {
 	}
 }
 
-func (c *collector) add(r *logRow) {
+func (c *collector) add(r *logrow.Row) {
 	if c.process(r) {
 		c.n++
 		c.take(r)
@@ -66,9 +67,9 @@ const ingesterBatch = 128
 // entries by their labels after the pipeline (stream labels, structured
 // metadata and parsed labels, as one label string), keeping the
 // ingester's order among equals.
-func (c *collector) addTied(rows []logRow) {
+func (c *collector) addTied(rows []logrow.Row) {
 	type tied struct {
-		row    *logRow
+		row    *logrow.Row
 		batch  int
 		labels string
 	}
@@ -79,14 +80,14 @@ func (c *collector) addTied(rows []logRow) {
 		if !c.process(r) {
 			continue
 		}
-		id := r.out + "\x00" + r.outMetadata.String() + "\x00" + r.parsed.String()
+		id := r.Out + "\x00" + r.OutMetadata.String() + "\x00" + r.Parsed.String()
 		if seen[id] {
 			continue
 		}
 		seen[id] = true
 		batch := c.n / ingesterBatch
 		c.n++
-		kept = append(kept, tied{r, batch, mergeLabels(mergeLabels(r.outLabels, r.outMetadata), r.parsed).String()})
+		kept = append(kept, tied{r, batch, logrow.MergeLabels(logrow.MergeLabels(r.OutLabels, r.OutMetadata), r.Parsed).String()})
 	}
 	sort.SliceStable(kept, func(i, j int) bool {
 		if kept[i].batch != kept[j].batch {
@@ -100,16 +101,16 @@ func (c *collector) addTied(rows []logRow) {
 }
 
 // process runs the local stages on r; false: the pipeline dropped it.
-func (c *collector) process(r *logRow) bool {
+func (c *collector) process(r *logrow.Row) bool {
 	c.stats.LinesProcessed++
-	c.stats.BytesProcessed += len(r.line)
+	c.stats.BytesProcessed += len(r.Line)
 	st := entryState{row: r, early: c.req.Query.Early}
 	if !runStages(c.req.Query, &st) {
 		return false
 	}
-	r.parsed = st.outputParsed()
-	r.out = st.line
-	r.outLabels, r.outMetadata = st.remaining(r.labels), st.remaining(r.metadata)
+	r.Parsed = st.outputParsed()
+	r.Out = st.line
+	r.OutLabels, r.OutMetadata = st.remaining(r.Labels), st.remaining(r.Metadata)
 	return true
 }
 
@@ -118,13 +119,13 @@ func (c *collector) process(r *logRow) bool {
 // drops them). Loki takes the first `limit` entries, then drops those the
 // interval rule rejects: the limit counts entries before the interval
 // applies.
-func (c *collector) take(r *logRow) {
+func (c *collector) take(r *logrow.Row) {
 	c.lastRow = *r
 	c.last = &c.lastRow
-	if !c.intervalAllows(r.ts) {
+	if !c.intervalAllows(r.TimestampNs) {
 		return
 	}
-	c.lastTs, c.emitted = r.ts, true
+	c.lastTs, c.emitted = r.TimestampNs, true
 	c.emittedN++
 	c.append(r)
 }
@@ -141,21 +142,21 @@ func (c *collector) intervalAllows(ts int64) bool {
 	return ts <= c.lastTs-iv
 }
 
-func (c *collector) append(r *logRow) {
-	labels, key := r.outLabels, r.key
-	metadata := r.outMetadata
-	if len(labels) != len(r.labels) {
+func (c *collector) append(r *logrow.Row) {
+	labels, key := r.OutLabels, r.Key
+	metadata := r.OutMetadata
+	if len(labels) != len(r.Labels) {
 		key = labels.String()
 	}
-	e := model.Entry{TimestampNs: r.ts, Line: r.out}
+	e := model.Entry{TimestampNs: r.TimestampNs, Line: r.Out}
 	switch {
 	case c.req.Categorize:
-		e.StructuredMetadata, e.Parsed = metadata, r.parsed
-	case len(metadata) > 0 || len(r.parsed) > 0:
-		labels = mergeLabels(mergeLabels(labels, metadata), r.parsed)
+		e.StructuredMetadata, e.Parsed = metadata, r.Parsed
+	case len(metadata) > 0 || len(r.Parsed) > 0:
+		labels = logrow.MergeLabels(logrow.MergeLabels(labels, metadata), r.Parsed)
 		key = labels.String()
 		if c.req.KeepParsed {
-			e.Parsed = r.parsed
+			e.Parsed = r.Parsed
 		}
 	}
 	s, ok := c.streams[key]

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -13,11 +14,11 @@ type containsMatcher string
 
 func (c containsMatcher) Match(line string) bool { return strings.Contains(line, string(c)) }
 
-func row(app string, ts int64, line string, md ...string) logRow {
+func row(app string, ts int64, line string, md ...string) logrow.Row {
 	ls := model.Labels{{Name: "app", Value: app}}
-	r := logRow{labels: ls, key: ls.String(), hash: ls.Hash(), ts: ts, line: line}
+	r := logrow.Row{Labels: ls, Key: ls.String(), Hash: ls.Hash(), TimestampNs: ts, Line: line}
 	for i := 0; i < len(md); i += 2 {
-		r.metadata = append(r.metadata, model.Label{Name: md[i], Value: md[i+1]})
+		r.Metadata = append(r.Metadata, model.Label{Name: md[i], Value: md[i+1]})
 	}
 	return r
 }
@@ -38,44 +39,44 @@ func TestCollector(t *testing.T) {
 	cases := []struct {
 		name string
 		req  LogRequest
-		rows []logRow // in direction order
+		rows []logrow.Row // in direction order
 		want string
 	}{
 		{"limit across streams",
 			LogRequest{Limit: 3, Direction: Backward},
-			[]logRow{row("b", 9, "b9"), row("a", 8, "a8"), row("b", 7, "b7"), row("a", 6, "a6")},
+			[]logrow.Row{row("b", 9, "b9"), row("a", 8, "a8"), row("b", 7, "b7"), row("a", 6, "a6")},
 			`{app="a"} 8:a8 | {app="b"} 9:b9,7:b7`},
 		{"duplicates dropped, distinct metadata kept",
 			LogRequest{Limit: 10, Direction: Forward, Categorize: true},
-			[]logRow{row("a", 1, "x"), row("a", 1, "x"), row("a", 1, "x", "k", "v"), row("b", 1, "x")},
+			[]logrow.Row{row("a", 1, "x"), row("a", 1, "x"), row("a", 1, "x", "k", "v"), row("b", 1, "x")},
 			`{app="a"} 1:x,1:x | {app="b"} 1:x`},
 		{"local filter before limit",
 			LogRequest{Limit: 2, Direction: Forward, Query: &plan.LogQuery{Stages: []plan.Stage{plan.LineStage{M: containsMatcher("keep")}}}},
-			[]logRow{row("a", 1, "drop"), row("a", 2, "keep1"), row("a", 3, "drop"), row("a", 4, "keep2"), row("a", 5, "keep3")},
+			[]logrow.Row{row("a", 1, "drop"), row("a", 2, "keep1"), row("a", 3, "drop"), row("a", 4, "keep2"), row("a", 5, "keep3")},
 			`{app="a"} 2:keep1,4:keep2`},
 		{"interval forward shared across streams",
 			LogRequest{Limit: 10, Direction: Forward, IntervalNs: 10},
-			[]logRow{row("a", 0, "a0"), row("b", 5, "b5"), row("b", 10, "b10"), row("a", 19, "a19"), row("a", 20, "a20")},
+			[]logrow.Row{row("a", 0, "a0"), row("b", 5, "b5"), row("b", 10, "b10"), row("a", 19, "a19"), row("a", 20, "a20")},
 			`{app="a"} 0:a0,20:a20 | {app="b"} 10:b10`},
 		{"interval backward",
 			LogRequest{Limit: 10, Direction: Backward, IntervalNs: 10},
-			[]logRow{row("a", 30, "a30"), row("a", 25, "a25"), row("a", 20, "a20"), row("a", 9, "a9")},
+			[]logrow.Row{row("a", 30, "a30"), row("a", 25, "a25"), row("a", 20, "a20"), row("a", 9, "a9")},
 			`{app="a"} 30:a30,20:a20,9:a9`},
 		{"one stream's timestamp: by labels after the pipeline, arrival among equals",
 			LogRequest{Limit: 10, Direction: Forward, Categorize: true},
-			[]logRow{row("a", 1, "first", "k", "v2"), row("a", 1, "second", "k", "v1"), row("a", 1, "third", "k", "v2"), row("a", 2, "later")},
+			[]logrow.Row{row("a", 1, "first", "k", "v2"), row("a", 1, "second", "k", "v1"), row("a", 1, "third", "k", "v2"), row("a", 2, "later")},
 			`{app="a"} 1:second,1:first,1:third,2:later`},
 		{"the limit cuts a timestamp in arrival order",
 			LogRequest{Limit: 2, Direction: Forward, Categorize: true},
-			[]logRow{row("a", 1, "first", "k", "v2"), row("a", 1, "second", "k", "v1"), row("a", 1, "third", "k", "v0")},
+			[]logrow.Row{row("a", 1, "first", "k", "v2"), row("a", 1, "second", "k", "v1"), row("a", 1, "third", "k", "v0")},
 			`{app="a"} 1:second,1:first`},
 		{"a duplicate does not count toward the limit",
 			LogRequest{Limit: 2, Direction: Forward},
-			[]logRow{row("a", 1, "x"), row("a", 1, "x"), row("a", 1, "y"), row("a", 1, "z")},
+			[]logrow.Row{row("a", 1, "x"), row("a", 1, "x"), row("a", 1, "y"), row("a", 1, "z")},
 			`{app="a"} 1:x,1:y`},
 		{"metadata merged into labels without categorize",
 			LogRequest{Limit: 10, Direction: Forward},
-			[]logRow{row("a", 1, "x", "trace", "t1"), row("a", 2, "y")},
+			[]logrow.Row{row("a", 1, "x", "trace", "t1"), row("a", 2, "y")},
 			`{app="a", trace="t1"} 1:x | {app="a"} 2:y`},
 	}
 	for _, c := range cases {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/grafana/jsonparser"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -21,7 +22,7 @@ type DetectedParse struct {
 // nested keys flattened, and when that fails as logfmt. The stream labels
 // decide the _extracted suffixes.
 func DetectFields(stream model.Labels, line string) DetectedParse {
-	row := logRow{labels: stream, line: line}
+	row := logrow.Row{Labels: stream, Line: line}
 	st := entryState{row: &row, line: line}
 	p := &jsonParse{s: &st, paths: map[string][]string{}}
 	err := jsonparser.ObjectEach([]byte(line), p.visit)

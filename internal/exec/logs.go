@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -66,7 +67,7 @@ type Stats struct {
 // in direction order, grouped into streams. The walk it returns tells
 // whether the limit cut through entries sharing a timestamp.
 func Walk(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, *Walked, error) {
-	w := &walker{c: c, t: t, req: req, streams: newStreamCache(req.Query.Foreign), col: newCollector(req)}
+	w := &walker{c: c, t: t, req: req, streams: logrow.NewStreamCache(req.Query.Foreign), col: newCollector(req)}
 	if err := w.run(ctx); err != nil {
 		return nil, nil, err
 	}
@@ -79,11 +80,11 @@ type walker struct {
 	c       *backend.Client
 	t       backend.Tenant
 	req     LogRequest
-	streams *streamCache
+	streams *logrow.StreamCache
 	col     *collector
 	// buf is reused by every fetch: a batch is consumed before the next
 	// one is asked for.
-	buf []logRow
+	buf []logrow.Row
 }
 
 // firstWindow is the span of the first request of a walk.
@@ -179,9 +180,9 @@ func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64,
 		w.col.addAll(rows)
 		return 0, false, nil
 	}
-	edge = rows[len(rows)-1].ts
+	edge = rows[len(rows)-1].TimestampNs
 	n := len(rows)
-	for n > 0 && rows[n-1].ts == edge {
+	for n > 0 && rows[n-1].TimestampNs == edge {
 		n--
 	}
 	w.col.addAll(rows[:n])
@@ -202,11 +203,11 @@ func (w *walker) batchEdge(ctx context.Context, lo, hi int64, n int) (edge int64
 		Pipes:  []logsql.Pipe{logsql.Fields{"_time"}, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: n}, logsql.TimeEdge{Desc: w.req.Direction == Backward}},
 	}
 	err = w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
-		count, err := parseCount(r.Get("n"))
+		count, err := logrow.ParseCount(r.Get("n"))
 		if err != nil || count < int64(n) {
 			return err
 		}
-		edge, err = parseTime(r.Get("t"))
+		edge, err = logrow.ParseTime(r.Get("t"))
 		full = err == nil
 		return err
 	})
@@ -227,7 +228,7 @@ func (w *walker) batchSize() int {
 // fetch returns the rows in [lo, hi] that pass the pushed-down filter, at
 // most limit of them (0: all) from the direction's starting end. The rows
 // live in w.buf, valid until the next fetch.
-func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, error) {
+func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logrow.Row, error) {
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
@@ -240,7 +241,7 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 	}
 	rows := w.buf[:0]
 	err := w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
-		row, err := toLogRow(r, w.streams)
+		row, err := logrow.Read(r, w.streams)
 		if err != nil {
 			return err
 		}
@@ -260,22 +261,22 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logRow, 
 // such rows order by line, which also puts duplicates side by side (a
 // repeated entry never gets a number: vloki drops it when it can tell,
 // and when it cannot, it numbers nothing across pushes).
-func (w *walker) sortRows(rows []logRow) {
+func (w *walker) sortRows(rows []logrow.Row) {
 	backward := w.req.Direction == Backward
 	sort.SliceStable(rows, func(i, j int) bool {
 		a, b := &rows[i], &rows[j]
-		if a.ts != b.ts {
-			return (a.ts > b.ts) == backward
+		if a.TimestampNs != b.TimestampNs {
+			return (a.TimestampNs > b.TimestampNs) == backward
 		}
-		if a.hash != b.hash {
-			return a.hash < b.hash
+		if a.Hash != b.Hash {
+			return a.Hash < b.Hash
 		}
-		if a.key != b.key {
-			return a.key < b.key
+		if a.Key != b.Key {
+			return a.Key < b.Key
 		}
-		if a.seq != b.seq {
-			return (a.seq > b.seq) == backward
+		if a.Seq != b.Seq {
+			return (a.Seq > b.Seq) == backward
 		}
-		return a.line < b.line
+		return a.Line < b.Line
 	})
 }

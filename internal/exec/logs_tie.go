@@ -14,7 +14,7 @@ func (d *Walked) CutsTie(ctx context.Context) (bool, error) {
 	if !col.full() || col.last == nil || w.req.IntervalNs != 0 {
 		return false, nil
 	}
-	ts := col.last.ts
+	ts := col.last.TimestampNs
 	rows, err := w.fetch(ctx, ts, ts, 0)
 	if err != nil {
 		return false, err

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -124,7 +125,7 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, times []
 	if fs := m.FetchFields(); fs != nil {
 		pipes = []logsql.Pipe{logsql.Fields(fs)}
 	}
-	streams := newStreamCache(lq.Foreign)
+	streams := logrow.NewStreamCache(lq.Foreign)
 	index := map[string]*rangeSeries{}
 	for _, tf := range times {
 		q := logsql.Query{Filter: logsql.And{tf, lq.Pushdown}, Pipes: pipes}
@@ -141,11 +142,11 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, times []
 }
 
 // seriesRow adds a row's sample to its series in index.
-func (ev *evaluator) seriesRow(m *plan.RangeAgg, streams *streamCache, index map[string]*rangeSeries) func(*backend.Row) error {
+func (ev *evaluator) seriesRow(m *plan.RangeAgg, streams *logrow.StreamCache, index map[string]*rangeSeries) func(*backend.Row) error {
 	lq := m.Log
 	groups, without, noLabels := m.ExtractGrouping(m.Grouping)
 	return func(r *backend.Row) error {
-		row, err := toLogRow(r, streams)
+		row, err := logrow.Read(r, streams)
 		if err != nil {
 			return err
 		}
@@ -173,10 +174,10 @@ func (ev *evaluator) seriesRow(m *plan.RangeAgg, streams *streamCache, index map
 		if err := ev.mem.take(sampleBytes); err != nil {
 			return err
 		}
-		s.ts = append(s.ts, row.ts)
+		s.ts = append(s.ts, row.TimestampNs)
 		s.vals = append(s.vals, v)
-		s.streams = append(s.streams, row.hash)
-		s.seqs = append(s.seqs, row.seq)
+		s.streams = append(s.streams, row.Hash)
+		s.seqs = append(s.seqs, row.Seq)
 		return nil
 	}
 }

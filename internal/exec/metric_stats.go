@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
@@ -152,7 +153,7 @@ func (ev *evaluator) fetchBucketsOnce(ctx context.Context, m *plan.RangeAgg, by 
 // mirrored reports an answer on the mirrored grid (see fetchBuckets).
 func (ev *evaluator) bucketQuery(ctx context.Context, m *plan.RangeAgg, q logsql.Query, grid bucketGrid, adds bool, idx *groupIndex) (mirrored bool, err error) {
 	err = ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, func(row *backend.Row) error {
-		start, err := parseTime(row.Get("_time"))
+		start, err := logrow.ParseTime(row.Get("_time"))
 		if err != nil {
 			return err
 		}
@@ -164,7 +165,7 @@ func (ev *evaluator) bucketQuery(ctx context.Context, m *plan.RangeAgg, q logsql
 			}
 			return err
 		}
-		if cell.count, err = parseCount(row.Get("c")); err != nil {
+		if cell.count, err = logrow.ParseCount(row.Get("c")); err != nil {
 			return err
 		}
 		if m.Op.LineBytes() {

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
@@ -19,23 +20,23 @@ func (ev *evaluator) streamBuckets(ctx context.Context, m *plan.RangeAgg) (value
 	if err != nil {
 		return value{}, true, err
 	}
-	streams := newStreamCache(m.Log.Foreign)
+	streams := logrow.NewStreamCache(m.Log.Foreign)
 	labelsOf := func(row *backend.Row) (model.Labels, error) {
-		stream, err := streams.get(row.Get("_stream"))
+		stream, err := streams.Get(row.Get("_stream"))
 		if err != nil {
 			return nil, err
 		}
 		var md model.Labels
 		for _, f := range fields {
 			// A field that is one of this stream's labels is no metadata.
-			if v := row.Get(f); len(v) > 0 && !hasLabel(stream.stored, f) {
+			if v := row.Get(f); len(v) > 0 && !logrow.HasLabel(stream.Stored, f) {
 				md = append(md, model.Label{Name: f, Value: string(v)})
 			}
 		}
 		if m.Log.Foreign != nil {
-			md = foreign.Rename(md, stream.labels)
+			md = foreign.Rename(md, stream.Labels)
 		}
-		out := append(append(model.Labels{}, stream.labels...), md...)
+		out := append(append(model.Labels{}, stream.Labels...), md...)
 		out.Sort()
 		return out, nil
 	}
@@ -68,7 +69,7 @@ func (ev *evaluator) entryFields(ctx context.Context, m *plan.RangeAgg) ([]strin
 	}
 	var out []string
 	for _, n := range names {
-		if isInternalField(n) || backend.IsVlokiField(n) || inStreams[n] == hits[n] {
+		if logrow.IsInternalField(n) || backend.IsVlokiField(n) || inStreams[n] == hits[n] {
 			continue
 		}
 		out = append(out, n)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -54,7 +55,7 @@ func (s *entryState) fullLabelsIfUsed(groups []string, without, noLabels bool) m
 	if s.err == "" && (noLabels || (len(groups) > 0 && !without)) {
 		return nil
 	}
-	return mergeLabels(mergeLabels(s.remaining(s.row.labels), s.remaining(s.row.metadata)), s.outputParsed())
+	return logrow.MergeLabels(logrow.MergeLabels(s.remaining(s.row.Labels), s.remaining(s.row.Metadata)), s.outputParsed())
 }
 
 // groupedLabels reduces an entry's labels to the extraction's grouping,

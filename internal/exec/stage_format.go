@@ -14,7 +14,7 @@ const templateFormatErr = "TemplateFormatErr"
 // lineFormat replaces the line by the template's output; on failure the
 // line stays and the entry carries the error.
 func (s *entryState) lineFormat(t *logtmpl.Template) {
-	out, err := t.Execute(s.labelMap(), s.line, s.row.ts)
+	out, err := t.Execute(s.labelMap(), s.line, s.row.TimestampNs)
 	if err != nil {
 		s.err, s.errDetails = templateFormatErr, err.Error()
 		return
@@ -37,7 +37,7 @@ func (s *entryState) labelFormat(formats []logql.LabelFmt) {
 		if len(data) == 0 {
 			data = s.labelMap()
 		}
-		out, err := f.Tmpl.Execute(data, s.line, s.row.ts)
+		out, err := f.Tmpl.Execute(data, s.line, s.row.TimestampNs)
 		if err != nil {
 			s.err, s.errDetails = templateFormatErr, err.Error()
 			continue
@@ -64,7 +64,7 @@ func (s *entryState) set(name, value string) {
 // labelMap is the entry's labels as templates see them, error labels
 // included.
 func (s *entryState) labelMap() map[string]string {
-	m := make(map[string]string, len(s.row.labels)+len(s.row.metadata)+len(s.parsed)+2)
+	m := make(map[string]string, len(s.row.Labels)+len(s.row.Metadata)+len(s.parsed)+2)
 	for _, name := range s.labelNames() {
 		m[name], _ = s.Label(name)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/grafana/regexp"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logql"
 
 	"github.com/vloki/vloki/internal/model"
@@ -24,7 +25,7 @@ const (
 
 // entryState is one entry going through the local stages.
 type entryState struct {
-	row        *logRow
+	row        *logrow.Row
 	line       string            // the line as the stages have changed it
 	hints      *plan.ParserHints // nil: parsers extract everything
 	parsed     model.Labels      // in extraction order
@@ -76,10 +77,10 @@ func (s *entryState) Label(name string) (string, bool) {
 	if slices.Contains(s.deleted, name) {
 		return "", false
 	}
-	if v, ok := s.row.metadata.Get(name); ok {
+	if v, ok := s.row.Metadata.Get(name); ok {
 		return v, true
 	}
-	return s.row.labels.Get(name)
+	return s.row.Labels.Get(name)
 }
 
 // del removes a label as Loki's drop does; for the error labels that means
@@ -137,7 +138,7 @@ func (s *entryState) keep(items []logql.LabelSelection) {
 // labelNames lists the entry's current label names.
 func (s *entryState) labelNames() []string {
 	var out []string
-	for _, set := range []model.Labels{s.row.labels, s.row.metadata, s.parsed} {
+	for _, set := range []model.Labels{s.row.Labels, s.row.Metadata, s.parsed} {
 		for _, l := range set {
 			if _, ok := s.Label(l.Name); ok && !slices.Contains(out, l.Name) {
 				out = append(out, l.Name)
@@ -157,7 +158,7 @@ func (s *entryState) remaining(ls model.Labels) model.Labels {
 
 // parserError records a parser's failure, as Loki's parsers do.
 func (s *entryState) parserError(kind, details string) {
-	if s.row.parsedAtIngestion {
+	if s.row.ParsedAtIngestion {
 		// Another agent parsed this row when storing it: nothing to report.
 		return
 	}
@@ -185,7 +186,7 @@ func (s *entryState) extract(name, value string) bool {
 	if s.wasExtracted(name) {
 		return true
 	}
-	if s.row.foreign && s.storedField(name) {
+	if s.row.Foreign && s.storedField(name) {
 		// The agent that stored the row extracted this one already.
 		return true
 	}
@@ -201,22 +202,22 @@ func (s *entryState) extract(name, value string) bool {
 
 // baseOrMetadataHas is Loki's test for the _extracted suffix.
 func (s *entryState) baseOrMetadataHas(name string) bool {
-	if _, ok := s.row.labels.Get(name); ok {
+	if _, ok := s.row.Labels.Get(name); ok {
 		// Stream labels stay in Loki's base even when dropped.
 		return true
 	}
-	return !s.row.foreign && s.storedField(name)
+	return !s.row.Foreign && s.storedField(name)
 }
 
 // storedField reports a structured metadata field the entry still has.
 func (s *entryState) storedField(name string) bool {
-	_, ok := s.row.metadata.Get(name)
+	_, ok := s.row.Metadata.Get(name)
 	return ok && !slices.Contains(s.deleted, name)
 }
 
 // runStages applies the local stages in order; false drops the entry.
 func runStages(q *plan.LogQuery, s *entryState) bool {
-	s.line = s.row.line
+	s.line = s.row.Line
 	for _, st := range q.Stages {
 		switch st := st.(type) {
 		case plan.LineStage:

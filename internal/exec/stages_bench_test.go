@@ -3,6 +3,7 @@ package exec
 import (
 	"testing"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -43,7 +44,7 @@ func BenchmarkStages(b *testing.B) {
 			b.ReportAllocs()
 			b.SetBytes(int64(len(c.line)))
 			for b.Loop() {
-				row := logRow{labels: labels, line: c.line, ts: 1}
+				row := logrow.Row{Labels: labels, Line: c.line, TimestampNs: 1}
 				st := entryState{row: &row}
 				runStages(q, &st)
 				_ = st.outputParsed()

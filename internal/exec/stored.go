@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 )
@@ -20,13 +21,13 @@ func StoredEntries(ctx context.Context, c *backend.Client, t backend.Tenant, ls 
 	sorted := append(model.Labels(nil), ls...)
 	sorted.Sort()
 	key := sorted.String()
-	streams := newStreamCache(nil)
+	streams := logrow.NewStreamCache(nil)
 	return c.Query(ctx, t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
-		row, err := toLogRow(r, streams)
-		if err != nil || row.key != key {
+		row, err := logrow.Read(r, streams)
+		if err != nil || row.Key != key {
 			return err
 		}
-		fn(model.Entry{TimestampNs: row.ts, Line: row.line, StructuredMetadata: row.metadata})
+		fn(model.Entry{TimestampNs: row.TimestampNs, Line: row.Line, StructuredMetadata: row.Metadata})
 		return nil
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -41,7 +42,7 @@ type Tail struct {
 
 // sourcedRow is a row with where it came from.
 type sourcedRow struct {
-	row logRow
+	row logrow.Row
 	// backlog marks a row that may predate the tail (VictoriaLogs'
 	// look-back, the push replay ring): the history may hold it.
 	backlog bool
@@ -84,7 +85,7 @@ func (tl *Tail) add(r sourcedRow) {
 }
 
 func (tl *Tail) addLocked(r sourcedRow) {
-	if r.backlog && r.row.ts < tl.floor {
+	if r.backlog && r.row.TimestampNs < tl.floor {
 		return
 	}
 	tl.col.add(&r.row)

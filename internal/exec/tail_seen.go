@@ -6,6 +6,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -48,7 +49,7 @@ func entryKey(s model.Stream) uint64 {
 	e := s.Entries[0]
 	labels := s.Labels
 	if len(e.StructuredMetadata)+len(e.Parsed) > 0 {
-		labels = mergeLabels(mergeLabels(labels, e.StructuredMetadata), e.Parsed)
+		labels = logrow.MergeLabels(logrow.MergeLabels(labels, e.StructuredMetadata), e.Parsed)
 	}
 	writeLabels(d, labels)
 	_, _ = d.WriteString(strconv.FormatInt(e.TimestampNs, 10))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
@@ -29,7 +30,7 @@ func (tl *Tail) BackendRequest() backend.TailRequest {
 // ends or the shared tail does.
 func (tl *Tail) RunBackend(ctx context.Context, sub *tailshare.Sub) error {
 	defer sub.Close()
-	streams := newStreamCache(tl.q.Foreign)
+	streams := logrow.NewStreamCache(tl.q.Foreign)
 	for {
 		select {
 		case <-ctx.Done():
@@ -38,11 +39,11 @@ func (tl *Tail) RunBackend(ctx context.Context, sub *tailshare.Sub) error {
 			if !ok {
 				return sub.Err()
 			}
-			row, err := toLogRow(r, streams)
+			row, err := logrow.Read(r, streams)
 			if err != nil {
 				return err
 			}
-			if logql.MatchLabels(tl.q.Selector, row.labels.Get) {
+			if logql.MatchLabels(tl.q.Selector, row.Labels.Get) {
 				tl.add(sourcedRow{row: row, backlog: true})
 			}
 		}
@@ -54,7 +55,7 @@ func (tl *Tail) RunBackend(ctx context.Context, sub *tailshare.Sub) error {
 // or the subscriber falls behind.
 func (tl *Tail) RunPushed(ctx context.Context, sub *tailhub.Subscription, replay []*tailhub.Batch) error {
 	defer sub.Close()
-	p := &pushedRows{streams: newStreamCache(tl.q.Foreign)}
+	p := &pushedRows{streams: logrow.NewStreamCache(tl.q.Foreign)}
 	for _, b := range replay {
 		tl.feedBatch(p, b, true)
 	}
@@ -72,7 +73,7 @@ func (tl *Tail) RunPushed(ctx context.Context, sub *tailhub.Subscription, replay
 
 func (tl *Tail) feedBatch(p *pushedRows, b *tailhub.Batch, backlog bool) {
 	for i := range b.Streams {
-		p.each(&b.Streams[i], tl.q, func(row logRow) {
+		p.each(&b.Streams[i], tl.q, func(row logrow.Row) {
 			tl.add(sourcedRow{row: row, backlog: backlog})
 		})
 	}
@@ -82,13 +83,13 @@ func (tl *Tail) feedBatch(p *pushedRows, b *tailhub.Batch, backlog bool) {
 // for them, so they take the read path's exact rules (stored names, empty
 // lines, data-other-agents renaming).
 type pushedRows struct {
-	streams *streamCache
+	streams *logrow.StreamCache
 	row     backend.Row
 	buf     []byte
 }
 
 // each calls fn for every entry of s whose stream the selector matches.
-func (p *pushedRows) each(s *model.Stream, q *plan.LogQuery, fn func(logRow)) {
+func (p *pushedRows) each(s *model.Stream, q *plan.LogQuery, fn func(logrow.Row)) {
 	stream := []byte(vlStream(s))
 	for _, e := range s.Entries {
 		p.row.Fields = append(p.row.Fields[:0],
@@ -105,7 +106,7 @@ func (p *pushedRows) each(s *model.Stream, q *plan.LogQuery, fn func(logRow)) {
 				p.row.Fields = append(p.row.Fields, backend.Field{Name: []byte(m.Name), Value: []byte(m.Value)})
 			}
 		}
-		row, err := toLogRow(&p.row, p.streams)
+		row, err := logrow.Read(&p.row, p.streams)
 		if err == nil && selects(q, &row) {
 			fn(row)
 		}
@@ -133,9 +134,9 @@ func vlStream(s *model.Stream) string {
 
 // selects applies the stream selector to a row's (Loki-named) stream
 // labels: an absent label reads as empty, as in Loki.
-func selects(q *plan.LogQuery, r *logRow) bool {
+func selects(q *plan.LogQuery, r *logrow.Row) bool {
 	for _, m := range q.Selector {
-		v, _ := r.labels.Get(m.Name)
+		v, _ := r.Labels.Get(m.Name)
 		if !m.Matches(v) {
 			return false
 		}

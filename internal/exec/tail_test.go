@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vloki/vloki/internal/exec/logrow"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -22,9 +23,9 @@ func tailPlan(t *testing.T, q string) *plan.LogQuery {
 	return lq
 }
 
-func tailRow(ts int64, line string) logRow {
+func tailRow(ts int64, line string) logrow.Row {
 	ls := model.Labels{{Name: "app", Value: "a"}}
-	return logRow{labels: ls, key: ls.String(), hash: ls.Hash(), ts: ts, line: line}
+	return logrow.Row{Labels: ls, Key: ls.String(), Hash: ls.Hash(), TimestampNs: ts, Line: line}
 }
 
 func lines(entries []model.Stream) []string {

@@ -1,4 +1,4 @@
-package exec
+package logrow
 
 import (
 	"testing"
@@ -13,7 +13,7 @@ func TestParseUTCTimeAgreesWithTimeParse(t *testing.T) {
 		"2025-01-15T00:00:00+01:00", "2025-01-15 00:00:00Z", "x025-01-15T00:00:00Z",
 	} {
 		want, werr := time.Parse(time.RFC3339Nano, s)
-		got, err := parseTime([]byte(s))
+		got, err := ParseTime([]byte(s))
 		if (err != nil) != (werr != nil) || (err == nil && got != want.UnixNano()) {
 			t.Errorf("%s: got %d, %v; time.Parse %d, %v", s, got, err, want.UnixNano(), werr)
 		}
