@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/vloki/vloki/internal/exec/logrow"
+	"github.com/vloki/vloki/internal/exec/stages"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -104,13 +105,13 @@ func (c *collector) addTied(rows []logrow.Row) {
 func (c *collector) process(r *logrow.Row) bool {
 	c.stats.LinesProcessed++
 	c.stats.BytesProcessed += len(r.Line)
-	st := entryState{row: r, early: c.req.Query.Early}
-	if !runStages(c.req.Query, &st) {
+	st := stages.Entry{Row: r, Early: c.req.Query.Early}
+	if !stages.Run(c.req.Query, &st) {
 		return false
 	}
-	r.Parsed = st.outputParsed()
-	r.Out = st.line
-	r.OutLabels, r.OutMetadata = st.remaining(r.Labels), st.remaining(r.Metadata)
+	r.Parsed = st.OutputParsed()
+	r.Out = st.Line
+	r.OutLabels, r.OutMetadata = st.Remaining(r.Labels), st.Remaining(r.Metadata)
 	return true
 }
 

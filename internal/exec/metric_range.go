@@ -8,6 +8,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec/logrow"
+	"github.com/vloki/vloki/internal/exec/stages"
 	"github.com/vloki/vloki/internal/logsql"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
@@ -91,7 +92,7 @@ type PipelineError struct {
 }
 
 func (e *PipelineError) Error() string {
-	kind, _ := e.Series.Get(errorLabel)
+	kind, _ := e.Series.Get(stages.ErrorLabel)
 	return fmt.Sprintf("pipeline error: '%s' for series: '%s'.\n"+
 		"Use a label filter to intentionally skip this error. (e.g | __error__!=\"%s\").\n"+
 		"To skip all potential errors you can match empty errors.(e.g __error__=\"\")\n"+
@@ -105,8 +106,8 @@ func (e *PipelineError) Status() int { return http.StatusBadRequest }
 func pipelineError(v value) error {
 	for _, vec := range v.vectors {
 		for _, s := range vec {
-			_, failed := s.labels.Get(errorLabel)
-			if preserved, _ := s.labels.Get(preserveErrorLabel); failed && preserved != "true" {
+			_, failed := s.labels.Get(stages.ErrorLabel)
+			if preserved, _ := s.labels.Get(stages.PreserveErrorLabel); failed && preserved != "true" {
 				return &PipelineError{Series: s.labels}
 			}
 		}
@@ -150,18 +151,18 @@ func (ev *evaluator) seriesRow(m *plan.RangeAgg, streams *logrow.StreamCache, in
 		if err != nil {
 			return err
 		}
-		st := entryState{row: &row, hints: m.Hints, early: m.EarlyFilters()}
-		if !runStages(lq, &st) {
+		st := stages.Entry{Row: &row, Hints: m.Hints, Early: m.EarlyFilters()}
+		if !stages.Run(lq, &st) {
 			return nil
 		}
-		v := float64(len(st.line))
+		v := float64(len(st.Line))
 		if m.Unwrap != nil {
 			var ok bool
-			if v, ok = st.unwrapSample(m.Unwrap); !ok {
+			if v, ok = st.UnwrapSample(m.Unwrap); !ok {
 				return nil
 			}
 		}
-		labels := st.groupedLabels(st.fullLabelsIfUsed(groups, without, noLabels), groups, without, noLabels)
+		labels := st.GroupedLabels(st.FullLabelsIfUsed(groups, without, noLabels), groups, without, noLabels)
 		key := labels.String()
 		s, ok := index[key]
 		if !ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/stages"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -89,7 +90,7 @@ func (d *detectedFields) addEntry(stream model.Labels, e model.Entry) {
 		note(d.add(l.Name, l.Value, nil), l.Value)
 	}
 	typed = map[string]bool{}
-	parsed := exec.DetectFields(stream, e.Line)
+	parsed := stages.DetectFields(stream, e.Line)
 	for _, l := range append(append(model.Labels{}, e.Parsed...), parsed.Fields...) {
 		if l.Name == "__error__" || l.Name == "__error_details__" || l.Name == "__preserve_error__" {
 			continue
@@ -126,7 +127,7 @@ func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *log
 			if v, ok := e.StructuredMetadata.Get(name); ok {
 				values[v] = true
 			}
-			parsed := exec.DetectFields(st.Labels, e.Line)
+			parsed := stages.DetectFields(st.Labels, e.Line)
 			for _, set := range []model.Labels{e.Parsed, parsed.Fields} {
 				if v, ok := set.Get(name); ok {
 					values[normalizeBytes(v)] = true

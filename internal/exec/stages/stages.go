@@ -1,4 +1,10 @@
-package exec
+// Package stages runs a log query's local stages over one row, as Loki's
+// log pipeline does: line filters, parsers (json, logfmt, regexp, pattern,
+// unpack) under the query's extraction hints and early label filters,
+// formats, drop and keep, label filters, and the unwrap that turns an
+// entry into a metric sample. DetectFields parses a line as Loki's
+// detected_fields does, with the same parsers.
+package stages
 
 import (
 	"slices"
@@ -18,16 +24,18 @@ var ansiRegexp = regexp.MustCompile("[\u001B\u009B][[\\]()#;?]*(?:(?:(?:[a-zA-Z\
 
 // Loki's error labels.
 const (
-	errorLabel         = "__error__"
+	ErrorLabel         = "__error__"
 	errorDetailsLabel  = "__error_details__"
-	preserveErrorLabel = "__preserve_error__"
+	PreserveErrorLabel = "__preserve_error__"
 )
 
-// entryState is one entry going through the local stages.
-type entryState struct {
-	row        *logrow.Row
-	line       string            // the line as the stages have changed it
-	hints      *plan.ParserHints // nil: parsers extract everything
+// Entry is one entry going through the local stages. The caller sets
+// Row (and Hints and Early when the query has them); Line is the line as
+// the stages left it.
+type Entry struct {
+	Row        *logrow.Row
+	Line       string            // the line as the stages have changed it
+	Hints      *plan.ParserHints // nil: parsers extract everything
 	parsed     model.Labels      // in extraction order
 	err        string
 	errDetails string
@@ -38,16 +46,16 @@ type entryState struct {
 	// unparsed are parsed labels a drop or keep removed: Loki's later
 	// parsers skip them all the same.
 	unparsed []string
-	// early are the filters parsers check as they set labels (nil: none);
+	// Early are the filters parsers check as they set labels (nil: none);
 	// dropped is set when one fails, which drops the entry.
-	early   *plan.EarlyFilters
+	Early   *plan.EarlyFilters
 	dropped bool
 }
 
 // keepParsing checks the early filter of a label a parser just set; false
 // drops the entry, as Loki's parsers do.
-func (s *entryState) keepParsing(name string) bool {
-	if s.early.Check(name, s) {
+func (s *Entry) keepParsing(name string) bool {
+	if s.Early.Check(name, s) {
 		return true
 	}
 	s.dropped = true
@@ -55,7 +63,7 @@ func (s *entryState) keepParsing(name string) bool {
 }
 
 // wasExtracted reports a name a parser or format set for this entry.
-func (s *entryState) wasExtracted(name string) bool {
+func (s *Entry) wasExtracted(name string) bool {
 	if _, ok := s.parsed.Get(name); ok {
 		return true
 	}
@@ -64,9 +72,9 @@ func (s *entryState) wasExtracted(name string) bool {
 
 // Label is the pipeline's view of a label: parsed labels first, then
 // structured metadata, then stream labels, less deleted ones.
-func (s *entryState) Label(name string) (string, bool) {
+func (s *Entry) Label(name string) (string, bool) {
 	switch name {
-	case errorLabel:
+	case ErrorLabel:
 		return s.err, s.err != ""
 	case errorDetailsLabel:
 		return s.errDetails, s.errDetails != ""
@@ -77,17 +85,17 @@ func (s *entryState) Label(name string) (string, bool) {
 	if slices.Contains(s.deleted, name) {
 		return "", false
 	}
-	if v, ok := s.row.Metadata.Get(name); ok {
+	if v, ok := s.Row.Metadata.Get(name); ok {
 		return v, true
 	}
-	return s.row.Labels.Get(name)
+	return s.Row.Labels.Get(name)
 }
 
 // del removes a label as Loki's drop does; for the error labels that means
 // clearing the error.
-func (s *entryState) del(name string) {
+func (s *Entry) del(name string) {
 	switch name {
-	case errorLabel:
+	case ErrorLabel:
 		s.err = ""
 		return
 	case errorDetailsLabel:
@@ -104,7 +112,7 @@ func (s *entryState) del(name string) {
 }
 
 // drop applies a drop stage.
-func (s *entryState) drop(items []logql.LabelSelection) {
+func (s *Entry) drop(items []logql.LabelSelection) {
 	for _, it := range items {
 		if it.Matcher == nil {
 			s.del(it.Name)
@@ -119,7 +127,7 @@ func (s *entryState) drop(items []logql.LabelSelection) {
 
 // keep applies a keep stage: every label not listed (or not matching its
 // matcher) goes; the error labels stay.
-func (s *entryState) keep(items []logql.LabelSelection) {
+func (s *Entry) keep(items []logql.LabelSelection) {
 	for _, name := range s.labelNames() {
 		v, _ := s.Label(name)
 		kept := false
@@ -136,9 +144,9 @@ func (s *entryState) keep(items []logql.LabelSelection) {
 }
 
 // labelNames lists the entry's current label names.
-func (s *entryState) labelNames() []string {
+func (s *Entry) labelNames() []string {
 	var out []string
-	for _, set := range []model.Labels{s.row.Labels, s.row.Metadata, s.parsed} {
+	for _, set := range []model.Labels{s.Row.Labels, s.Row.Metadata, s.parsed} {
 		for _, l := range set {
 			if _, ok := s.Label(l.Name); ok && !slices.Contains(out, l.Name) {
 				out = append(out, l.Name)
@@ -149,7 +157,7 @@ func (s *entryState) labelNames() []string {
 }
 
 // remaining returns a label set less the deleted labels.
-func (s *entryState) remaining(ls model.Labels) model.Labels {
+func (s *Entry) Remaining(ls model.Labels) model.Labels {
 	if len(s.deleted) == 0 {
 		return ls
 	}
@@ -157,8 +165,8 @@ func (s *entryState) remaining(ls model.Labels) model.Labels {
 }
 
 // parserError records a parser's failure, as Loki's parsers do.
-func (s *entryState) parserError(kind, details string) {
-	if s.row.ParsedAtIngestion {
+func (s *Entry) parserError(kind, details string) {
+	if s.Row.ParsedAtIngestion {
 		// Another agent parsed this row when storing it: nothing to report.
 		return
 	}
@@ -167,13 +175,13 @@ func (s *entryState) parserError(kind, details string) {
 	if details != "" {
 		s.errDetails = details
 	}
-	if s.hints != nil && s.hints.PreserveError {
+	if s.Hints != nil && s.Hints.PreserveError {
 		s.preserve = true
 	}
 }
 
 // SetErrorOnce records a filter's conversion error unless one is set.
-func (s *entryState) SetErrorOnce(kind, details string) {
+func (s *Entry) SetErrorOnce(kind, details string) {
 	if s.err == "" {
 		s.err, s.errDetails = kind, details
 	}
@@ -182,11 +190,11 @@ func (s *entryState) SetErrorOnce(kind, details string) {
 // extract sets a parsed label unless one of that name was extracted
 // already: as in Loki, the first parser (and the first key) wins. false
 // when an early filter on the label drops the entry.
-func (s *entryState) extract(name, value string) bool {
+func (s *Entry) extract(name, value string) bool {
 	if s.wasExtracted(name) {
 		return true
 	}
-	if s.row.Foreign && s.storedField(name) {
+	if s.Row.Foreign && s.storedField(name) {
 		// The agent that stored the row extracted this one already.
 		return true
 	}
@@ -201,31 +209,31 @@ func (s *entryState) extract(name, value string) bool {
 }
 
 // baseOrMetadataHas is Loki's test for the _extracted suffix.
-func (s *entryState) baseOrMetadataHas(name string) bool {
-	if _, ok := s.row.Labels.Get(name); ok {
+func (s *Entry) baseOrMetadataHas(name string) bool {
+	if _, ok := s.Row.Labels.Get(name); ok {
 		// Stream labels stay in Loki's base even when dropped.
 		return true
 	}
-	return !s.row.Foreign && s.storedField(name)
+	return !s.Row.Foreign && s.storedField(name)
 }
 
 // storedField reports a structured metadata field the entry still has.
-func (s *entryState) storedField(name string) bool {
-	_, ok := s.row.Metadata.Get(name)
+func (s *Entry) storedField(name string) bool {
+	_, ok := s.Row.Metadata.Get(name)
 	return ok && !slices.Contains(s.deleted, name)
 }
 
-// runStages applies the local stages in order; false drops the entry.
-func runStages(q *plan.LogQuery, s *entryState) bool {
-	s.line = s.row.Line
+// Run applies the local stages in order; false drops the entry.
+func Run(q *plan.LogQuery, s *Entry) bool {
+	s.Line = s.Row.Line
 	for _, st := range q.Stages {
 		switch st := st.(type) {
 		case plan.LineStage:
-			if !st.M.Match(s.line) {
+			if !st.M.Match(s.Line) {
 				return false
 			}
 		case plan.DecolorizeStage:
-			s.line = ansiRegexp.ReplaceAllString(s.line, "")
+			s.Line = ansiRegexp.ReplaceAllString(s.Line, "")
 		case plan.JSONParamsStage:
 			if !s.parserIdle() {
 				parseJSONParams(s, st.Params)
@@ -275,35 +283,35 @@ func runStages(q *plan.LogQuery, s *entryState) bool {
 	return true
 }
 
-// outputParsed is the parsed labels an entry carries out, sorted, with the
+// OutputParsed is the parsed labels an entry carries out, sorted, with the
 // error labels.
-func (s *entryState) outputParsed() model.Labels {
+func (s *Entry) OutputParsed() model.Labels {
 	out := make(model.Labels, 0, len(s.parsed)+2)
 	out = append(out, s.parsed...)
 	if s.err != "" {
-		out = append(out, model.Label{Name: errorLabel, Value: s.err})
+		out = append(out, model.Label{Name: ErrorLabel, Value: s.err})
 	}
 	if s.errDetails != "" {
 		out = append(out, model.Label{Name: errorDetailsLabel, Value: s.errDetails})
 	}
 	if s.preserve {
-		out = append(out, model.Label{Name: preserveErrorLabel, Value: "true"})
+		out = append(out, model.Label{Name: PreserveErrorLabel, Value: "true"})
 	}
 	out.Sort()
 	return out
 }
 
 // wants reports whether the hints ask a parser for this label.
-func (s *entryState) wants(name string) bool {
-	return s.hints == nil || s.hints.Required == nil || slices.Contains(s.hints.Required, name)
+func (s *Entry) wants(name string) bool {
+	return s.Hints == nil || s.Hints.Required == nil || slices.Contains(s.Hints.Required, name)
 }
 
 // hintsLimit reports that parsers extract only the hinted labels.
-func (s *entryState) hintsLimit() bool { return s.hints != nil && s.hints.Required != nil }
+func (s *Entry) hintsLimit() bool { return s.Hints != nil && s.Hints.Required != nil }
 
 // wantsBytes is wants for a name held in bytes, without allocating.
-func (s *entryState) wantsBytes(name []byte) bool {
-	for _, r := range s.hints.Required {
+func (s *Entry) wantsBytes(name []byte) bool {
+	for _, r := range s.Hints.Required {
 		if string(name) == r {
 			return true
 		}
@@ -312,11 +320,11 @@ func (s *entryState) wantsBytes(name []byte) bool {
 }
 
 // wantsPrefix reports whether a nested JSON object may hold a wanted label.
-func (s *entryState) wantsPrefix(prefix string) bool {
-	if s.hints == nil || s.hints.Required == nil {
+func (s *Entry) wantsPrefix(prefix string) bool {
+	if s.Hints == nil || s.Hints.Required == nil {
 		return true
 	}
-	for _, r := range s.hints.Required {
+	for _, r := range s.Hints.Required {
 		if strings.HasPrefix(r, prefix) {
 			return true
 		}
@@ -326,18 +334,18 @@ func (s *entryState) wantsPrefix(prefix string) bool {
 
 // parserIdle is Loki's NoLabels: nothing is wanted, or everything wanted
 // was extracted already.
-func (s *entryState) parserIdle() bool {
-	if s.hints == nil {
+func (s *Entry) parserIdle() bool {
+	if s.Hints == nil {
 		return false
 	}
-	return s.hints.NoLabels || s.allWantedExtracted()
+	return s.Hints.NoLabels || s.allWantedExtracted()
 }
 
-func (s *entryState) allWantedExtracted() bool {
-	if s.hints == nil || len(s.hints.Required) == 0 {
+func (s *Entry) allWantedExtracted() bool {
+	if s.Hints == nil || len(s.Hints.Required) == 0 {
 		return false
 	}
-	for _, r := range s.hints.Required {
+	for _, r := range s.Hints.Required {
 		if !s.wasExtracted(r) {
 			return false
 		}

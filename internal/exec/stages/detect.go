@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"errors"
@@ -23,13 +23,13 @@ type DetectedParse struct {
 // decide the _extracted suffixes.
 func DetectFields(stream model.Labels, line string) DetectedParse {
 	row := logrow.Row{Labels: stream, Line: line}
-	st := entryState{row: &row, line: line}
+	st := Entry{Row: &row, Line: line}
 	p := &jsonParse{s: &st, paths: map[string][]string{}}
 	err := jsonparser.ObjectEach([]byte(line), p.visit)
 	if err == nil || errors.Is(err, errAllExtracted) {
 		return DetectedParse{Fields: st.parsed, Paths: p.paths, Parser: "json"}
 	}
-	st = entryState{row: &row, line: line}
+	st = Entry{Row: &row, Line: line}
 	parseLogfmt(&st)
 	return DetectedParse{Fields: st.parsed, Parser: "logfmt"}
 }

@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"bytes"
@@ -11,24 +11,24 @@ import (
 // values with JSON escapes, keys without values and empty values skipped,
 // malformed pairs skipped without an error, names sanitised, "_extracted"
 // on collisions with stream labels or structured metadata, first key wins.
-func parseLogfmt(s *entryState) { parseLogfmtWith(s, false, false) }
+func parseLogfmt(s *Entry) { parseLogfmtWith(s, false, false) }
 
 // parseLogfmtWith adds the flags: --strict stops at the first malformed
 // pair and reports it as LogfmtParserErr; --keep-empty keeps empty values.
-func parseLogfmtWith(s *entryState, strict, keepEmpty bool) {
-	sc := logfmt.NewScanner([]byte(s.line))
+func parseLogfmtWith(s *Entry, strict, keepEmpty bool) {
+	sc := logfmt.NewScanner([]byte(s.Line))
 	if !scanLogfmt(s, sc, strict, keepEmpty) {
 		return
 	}
 	if strict && sc.Err() != "" {
 		s.parserError(logfmtParserErr, sc.Err())
-		s.keepParsing(errorLabel)
+		s.keepParsing(ErrorLabel)
 	}
 }
 
 // scanLogfmt extracts the pairs; false when an early filter dropped the
 // entry.
-func scanLogfmt(s *entryState, sc *logfmt.Scanner, strict, keepEmpty bool) bool {
+func scanLogfmt(s *Entry, sc *logfmt.Scanner, strict, keepEmpty bool) bool {
 	for !sc.EOL() {
 		key, value, ok := sc.Next()
 		if !ok {

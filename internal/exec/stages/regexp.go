@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"sort"
@@ -9,8 +9,8 @@ import (
 // parseRegexp is Loki's regexp parser: every named group of the first
 // match becomes a label (empty when the group did not take part), names
 // sanitised, "_extracted" on collisions, an extracted name kept first.
-func parseRegexp(s *entryState, e *logql.LabelParserExpr) {
-	m := e.Regexp.FindStringSubmatchIndex(s.line)
+func parseRegexp(s *Entry, e *logql.LabelParserExpr) {
+	m := e.Regexp.FindStringSubmatchIndex(s.Line)
 	if m == nil {
 		return
 	}
@@ -32,7 +32,7 @@ func parseRegexp(s *entryState, e *logql.LabelParserExpr) {
 		}
 		value := ""
 		if m[2*i] >= 0 {
-			value = s.line[m[2*i]:m[2*i+1]]
+			value = s.Line[m[2*i]:m[2*i+1]]
 		}
 		if !s.extract(name, value) {
 			return

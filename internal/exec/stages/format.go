@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"slices"
@@ -13,18 +13,18 @@ const templateFormatErr = "TemplateFormatErr"
 
 // lineFormat replaces the line by the template's output; on failure the
 // line stays and the entry carries the error.
-func (s *entryState) lineFormat(t *logtmpl.Template) {
-	out, err := t.Execute(s.labelMap(), s.line, s.row.TimestampNs)
+func (s *Entry) lineFormat(t *logtmpl.Template) {
+	out, err := t.Execute(s.labelMap(), s.Line, s.Row.TimestampNs)
 	if err != nil {
 		s.err, s.errDetails = templateFormatErr, err.Error()
 		return
 	}
-	s.line = out
+	s.Line = out
 }
 
 // labelFormat applies renames and templates in order. Templates read the
 // labels as they stood at the first template of the stage, as Loki's do.
-func (s *entryState) labelFormat(formats []logql.LabelFmt) {
+func (s *Entry) labelFormat(formats []logql.LabelFmt) {
 	var data map[string]string
 	for _, f := range formats {
 		if f.Rename {
@@ -37,7 +37,7 @@ func (s *entryState) labelFormat(formats []logql.LabelFmt) {
 		if len(data) == 0 {
 			data = s.labelMap()
 		}
-		out, err := f.Tmpl.Execute(data, s.line, s.row.TimestampNs)
+		out, err := f.Tmpl.Execute(data, s.Line, s.Row.TimestampNs)
 		if err != nil {
 			s.err, s.errDetails = templateFormatErr, err.Error()
 			continue
@@ -48,7 +48,7 @@ func (s *entryState) labelFormat(formats []logql.LabelFmt) {
 
 // set gives a label a parsed value, which hides a stream label or
 // structured metadata of the same name.
-func (s *entryState) set(name, value string) {
+func (s *Entry) set(name, value string) {
 	if s.baseOrMetadataHas(name) && !slices.Contains(s.deleted, name) {
 		s.deleted = append(s.deleted, name)
 	}
@@ -63,13 +63,13 @@ func (s *entryState) set(name, value string) {
 
 // labelMap is the entry's labels as templates see them, error labels
 // included.
-func (s *entryState) labelMap() map[string]string {
-	m := make(map[string]string, len(s.row.Labels)+len(s.row.Metadata)+len(s.parsed)+2)
+func (s *Entry) labelMap() map[string]string {
+	m := make(map[string]string, len(s.Row.Labels)+len(s.Row.Metadata)+len(s.parsed)+2)
 	for _, name := range s.labelNames() {
 		m[name], _ = s.Label(name)
 	}
 	if s.err != "" {
-		m[errorLabel] = s.err
+		m[ErrorLabel] = s.err
 	}
 	if s.errDetails != "" {
 		m[errorDetailsLabel] = s.errDetails

@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"strconv"
@@ -14,11 +14,11 @@ import (
 // sampleExtractionErr is the __error__ an unconvertible unwrapped value sets.
 const sampleExtractionErr = "SampleExtractionErr"
 
-// unwrapSample reads the entry's sample value from the unwrapped label, as
+// UnwrapSample reads the entry's sample value from the unwrapped label, as
 // Loki's label sample extractor does: an empty or missing label yields no
 // sample; a value that does not convert yields 0 and an error; then the
 // post filters decide.
-func (s *entryState) unwrapSample(u *plan.Unwrap) (float64, bool) {
+func (s *Entry) UnwrapSample(u *plan.Unwrap) (float64, bool) {
 	raw, _ := s.Label(u.Label)
 	if raw == "" {
 		return 0, false
@@ -47,23 +47,23 @@ func convertUnwrapped(conversion, raw string) (float64, error) {
 	return strconv.ParseFloat(raw, 64)
 }
 
-// fullLabelsIfUsed is the entry's whole label set (stream labels,
-// structured metadata, parsed labels) when groupedLabels needs it, and nil
+// FullLabelsIfUsed is the entry's whole label set (stream labels,
+// structured metadata, parsed labels) when GroupedLabels needs it, and nil
 // when it only looks up the grouping's labels: building it costs more than
 // the rest of a sample's work.
-func (s *entryState) fullLabelsIfUsed(groups []string, without, noLabels bool) model.Labels {
+func (s *Entry) FullLabelsIfUsed(groups []string, without, noLabels bool) model.Labels {
 	if s.err == "" && (noLabels || (len(groups) > 0 && !without)) {
 		return nil
 	}
-	return logrow.MergeLabels(logrow.MergeLabels(s.remaining(s.row.Labels), s.remaining(s.row.Metadata)), s.outputParsed())
+	return logrow.MergeLabels(logrow.MergeLabels(s.Remaining(s.Row.Labels), s.Remaining(s.Row.Metadata)), s.OutputParsed())
 }
 
-// groupedLabels reduces an entry's labels to the extraction's grouping,
+// GroupedLabels reduces an entry's labels to the extraction's grouping,
 // as Loki's GroupedLabels: an entry with an error keeps all its labels so
 // the error is not lost. Without an error, a grouping builds the labels
 // from the stream, metadata and parsed labels alone: error details left
 // by a dropped __error__ go.
-func (s *entryState) groupedLabels(full model.Labels, groups []string, without, noLabels bool) model.Labels {
+func (s *Entry) GroupedLabels(full model.Labels, groups []string, without, noLabels bool) model.Labels {
 	switch {
 	case s.err != "":
 		return full

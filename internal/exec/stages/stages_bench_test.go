@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"testing"
@@ -45,9 +45,9 @@ func BenchmarkStages(b *testing.B) {
 			b.SetBytes(int64(len(c.line)))
 			for b.Loop() {
 				row := logrow.Row{Labels: labels, Line: c.line, TimestampNs: 1}
-				st := entryState{row: &row}
-				runStages(q, &st)
-				_ = st.outputParsed()
+				st := Entry{Row: &row}
+				Run(q, &st)
+				_ = st.OutputParsed()
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"github.com/grafana/jsonparser"
@@ -12,8 +12,8 @@ const logfmtParserErr = "LogfmtParserErr"
 // parseJSONParams extracts the listed paths as Loki's json parser with
 // parameters does: objects as JSON text, null as "", a path not found as
 // "" too; a line that does not start like JSON is an error.
-func parseJSONParams(s *entryState, params []logql.LabelExtraction) {
-	line := []byte(s.line)
+func parseJSONParams(s *Entry, params []logql.LabelExtraction) {
+	line := []byte(s.Line)
 	if len(line) == 0 {
 		return
 	}
@@ -70,7 +70,7 @@ func validJSONStart(line []byte) bool {
 // parseLogfmtParams is Loki's logfmt with parameters: every listed label
 // exists (empty until found); a key listed under another name is renamed;
 // the last occurrence wins.
-func parseLogfmtParams(s *entryState, e *logql.LogfmtExpr) {
+func parseLogfmtParams(s *Entry, e *logql.LogfmtExpr) {
 	renames := map[string]string{}
 	ids := map[string]bool{}
 	for _, p := range e.Params {
@@ -80,7 +80,7 @@ func parseLogfmtParams(s *entryState, e *logql.LogfmtExpr) {
 			s.set(p.Name, "")
 		}
 	}
-	sc := logfmt.NewScanner([]byte(s.line))
+	sc := logfmt.NewScanner([]byte(s.Line))
 	for !sc.EOL() {
 		key, value, ok := sc.Next()
 		if !ok {
@@ -118,8 +118,8 @@ func parseLogfmtParams(s *entryState, e *logql.LogfmtExpr) {
 
 // parseUnpack reads a JSON object's string fields as labels when it holds
 // a packed entry (`_entry`), which becomes the line.
-func parseUnpack(s *entryState) {
-	line := []byte(s.line)
+func parseUnpack(s *Entry) {
+	line := []byte(s.Line)
 	if len(line) == 0 {
 		return
 	}
@@ -165,5 +165,5 @@ func parseUnpack(s *entryState) {
 			return
 		}
 	}
-	s.line = string(entry)
+	s.Line = string(entry)
 }

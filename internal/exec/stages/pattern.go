@@ -1,13 +1,13 @@
-package exec
+package stages
 
 import "github.com/vloki/vloki/internal/logql"
 
 // parsePattern is Loki's pattern parser: each named capture that the line
 // reaches becomes a label (names are used as written), "_extracted" on
 // collisions, an extracted name kept first.
-func parsePattern(s *entryState, e *logql.LabelParserExpr) {
+func parsePattern(s *Entry, e *logql.LabelParserExpr) {
 	names := e.Pattern.Names()
-	for i, v := range e.Pattern.Matches(s.line) {
+	for i, v := range e.Pattern.Matches(s.Line) {
 		name := names[i]
 		if s.baseOrMetadataHas(name) {
 			name += "_extracted"

@@ -1,4 +1,4 @@
-package exec
+package stages
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ const jsonParserErr = "JSONParserErr"
 // a key wins (across parser stages too). A malformed line keeps what was extracted before the error
 // and sets __error__.
 type jsonParse struct {
-	s      *entryState
+	s      *Entry
 	prefix [][]byte
 	// paths, when set, records each extracted label's JSON path.
 	paths map[string][]string
@@ -30,9 +30,9 @@ var errAllExtracted = errors.New("all wanted labels extracted")
 // errDropped ends parsing when an early filter dropped the entry.
 var errDropped = errors.New("entry dropped by a label filter")
 
-func parseJSON(s *entryState) {
+func parseJSON(s *Entry) {
 	p := &jsonParse{s: s}
-	err := jsonparser.ObjectEach([]byte(s.line), p.visit)
+	err := jsonparser.ObjectEach([]byte(s.Line), p.visit)
 	if err != nil && !errors.Is(err, errAllExtracted) && !errors.Is(err, errDropped) {
 		s.parserError(jsonParserErr, err.Error())
 	}
