@@ -12,6 +12,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/logql"
@@ -77,7 +78,7 @@ const StatusClientClosedRequest = 499
 // otherwise.
 type Result struct {
 	Streams *exec.LogResult
-	Metric  *exec.MetricResult
+	Metric  *metric.Result
 }
 
 // Run runs fn under the tenant's query timeout, with Loki's errors for a

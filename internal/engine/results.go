@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 )
 
 // The engine's requests and answers are exec's (a direction, a log
@@ -11,16 +12,16 @@ import (
 type (
 	Direction    = exec.Direction
 	LogResult    = exec.LogResult
-	MetricResult = exec.MetricResult
+	MetricResult = metric.Result
 )
 
 // Directions and metric result kinds.
 const (
 	Forward  = exec.Forward
 	Backward = exec.Backward
-	Scalar   = exec.Scalar
-	Vector   = exec.Vector
-	Matrix   = exec.Matrix
+	Scalar   = metric.Scalar
+	Vector   = metric.Vector
+	Matrix   = metric.Matrix
 )
 
 // The errors a read can end with from the layers below the engine, named
@@ -32,7 +33,7 @@ type (
 	// StorageTimeoutError: VictoriaLogs did not answer in time.
 	StorageTimeoutError = backend.TimeoutError
 	// LimitError: a query went over one of Loki's limits.
-	LimitError = exec.LimitError
+	LimitError = metric.LimitError
 	// PipelineError: a metric sample kept a pipeline error.
-	PipelineError = exec.PipelineError
+	PipelineError = metric.PipelineError
 )

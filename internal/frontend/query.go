@@ -7,6 +7,7 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/logql"
 )
 
@@ -103,7 +104,7 @@ func (f *Frontend) rangeMetric(ctx context.Context, t backend.Tenant, req RangeR
 	if err != nil {
 		return nil, err
 	}
-	var m *exec.MetricResult
+	var m *metric.Result
 	// Data other agents wrote is read with the field names stored over
 	// the query's range, which a part of it may not share.
 	if x := f.cfg.Extents; x != nil && req.Text != "" && len(splits) > 0 && run.OwnRows() && !req.ReadsAhead {

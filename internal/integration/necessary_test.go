@@ -12,6 +12,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
@@ -140,14 +141,14 @@ func compareMetricWithoutConditions(t *testing.T, c *backend.Client, tn backend.
 	localRange.Log = &localLog
 	local := *va
 	local.Inner = &localRange
-	req := exec.MetricRequest{Start: base.Add(10 * time.Minute).UnixNano(), End: base.Add(time.Hour).UnixNano(), Step: int64(time.Minute)}
+	req := metric.Request{Start: base.Add(10 * time.Minute).UnixNano(), End: base.Add(time.Hour).UnixNano(), Step: int64(time.Minute)}
 	req.Query = va
-	a, err := exec.RunMetric(context.Background(), c, tn, req)
+	a, err := metric.Run(context.Background(), c, tn, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Query = &local
-	b, err := exec.RunMetric(context.Background(), c, tn, req)
+	b, err := metric.Run(context.Background(), c, tn, req)
 	if err != nil {
 		t.Fatal(err)
 	}

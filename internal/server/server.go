@@ -8,12 +8,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/VictoriaMetrics/VictoriaMetrics/lib/flagutil"
 	"log/slog"
 	"net/http"
 	"os"
 	"runtime"
 	"time"
+
+	"github.com/VictoriaMetrics/VictoriaMetrics/lib/flagutil"
 
 	"github.com/vloki/vloki/internal/acklog"
 	"github.com/vloki/vloki/internal/api"

@@ -1,4 +1,4 @@
-package exec
+package metric
 
 import (
 	"context"
@@ -34,7 +34,7 @@ func (s *Steps) SplitBound() bool { return s.splitBound }
 // queriers check them. prior, when set, holds the request's steps before
 // req.Start, kept from earlier requests: the checks count their series
 // too.
-func EvalSteps(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest, prior *Steps) (*Steps, error) {
+func EvalSteps(ctx context.Context, c *backend.Client, t backend.Tenant, req Request, prior *Steps) (*Steps, error) {
 	ev := &evaluator{c: c, t: t, req: req, steps: steps(req), mem: budget{max: req.MaxBufferedBytes}, prior: prior}
 	v, err := ev.eval(ctx, req.Query)
 	if err != nil {
@@ -45,7 +45,7 @@ func EvalSteps(ctx context.Context, c *backend.Client, t backend.Tenant, req Met
 
 // CheckKept makes the series-limit checks of a range query answered from
 // kept steps alone.
-func CheckKept(req MetricRequest, s *Steps) error {
+func CheckKept(req Request, s *Steps) error {
 	ev := &evaluator{req: req, steps: s.times}
 	for _, l := range s.logs {
 		if l != nil && req.MaxSeries > 0 {
@@ -60,7 +60,7 @@ func CheckKept(req MetricRequest, s *Steps) error {
 // AssembleMatrix builds the range query's answer from its steps, as the
 // frontend builds it from its sub-queries' answers; s holds every step of
 // req.
-func AssembleMatrix(req MetricRequest, s *Steps) (*MetricResult, error) {
+func AssembleMatrix(req Request, s *Steps) (*Result, error) {
 	ev := &evaluator{req: req, steps: s.times}
 	return ev.matrixResult(s.v)
 }

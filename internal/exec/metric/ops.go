@@ -1,4 +1,4 @@
-package exec
+package metric
 
 import (
 	"github.com/vloki/vloki/internal/logql"

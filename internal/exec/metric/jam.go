@@ -1,4 +1,4 @@
-package exec
+package metric
 
 // Loki's querier joins a sub-query's samples into series by their printed
 // labels (JoinSampleVector), so two groups that print alike (see

@@ -1,4 +1,4 @@
-package exec
+package metric
 
 import (
 	"strings"
@@ -69,7 +69,7 @@ func TestReadFilters(t *testing.T) {
 	sec := int64(time.Second)
 	m := &plan.RangeAgg{Op: logql.OpCountOverTime, Range: 60 * sec, Offset: 0,
 		Log: &plan.LogQuery{Pushdown: logsql.StreamFilter{Matchers: []logsql.StreamMatcher{{Label: "app", Op: logsql.StreamEq, Value: "a"}}}}}
-	ev := &evaluator{req: MetricRequest{Step: 600 * sec}, steps: []int64{600 * sec, 1200 * sec, 1800 * sec}}
+	ev := &evaluator{req: Request{Step: 600 * sec}, steps: []int64{600 * sec, 1200 * sec, 1800 * sec}}
 	got := filterTexts(ev.readFilters(m, ev.readBatches(m, sparseBucketsRatio)))
 	want := []string{"(_time:[1970-01-01T00:09:00.000000001Z, 1970-01-01T00:30:00.000000000Z] AND " +
 		"(_time:[1970-01-01T00:09:00.000000001Z, 1970-01-01T00:10:00.000000000Z] OR " +
@@ -96,7 +96,7 @@ func TestReadBatchesFitQueryLength(t *testing.T) {
 	for i := range 1000 {
 		steps = append(steps, int64(i+1)*600*sec)
 	}
-	ev := &evaluator{req: MetricRequest{Step: 600 * sec}, steps: steps}
+	ev := &evaluator{req: Request{Step: 600 * sec}, steps: steps}
 	prev := maxWindowsPerQuery + 1
 	for _, n := range []int{1, 4 << 10, 12 << 10} {
 		m := &plan.RangeAgg{Range: 60 * sec, Log: &plan.LogQuery{Pushdown: logsql.Regexp{Field: "_msg", Re: strings.Repeat("y", n)}}}

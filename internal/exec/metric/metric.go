@@ -1,4 +1,14 @@
-package exec
+// Package metric evaluates LogQL metric queries as Loki's querier does:
+// range aggregations over the rows of their log query or over VictoriaLogs'
+// stats buckets (reading only the step windows when they leave gaps),
+// vector aggregations, binary and set operators, label_replace, all under
+// the query's memory budget; and the steps the frontend keeps, joins and
+// assembles into a matrix (Steps).
+//
+// How each LogQL operator is evaluated (a range aggregation's window
+// function, a vector aggregation's fold and result, a set operator) is
+// one row per operator in ops.go, keyed by logql's typed operators.
+package metric
 
 import (
 	"context"
@@ -11,9 +21,9 @@ import (
 	"github.com/vloki/vloki/internal/plan"
 )
 
-// MetricRequest is a metric query over steps Start, Start+Step, ..., End
+// Request is a metric query over steps Start, Start+Step, ..., End
 // (Unix ns); Step 0 is an instant query at Start.
-type MetricRequest struct {
+type Request struct {
 	Query      plan.Metric
 	Start, End int64
 	Step       int64
@@ -44,8 +54,8 @@ const (
 	Scalar
 )
 
-// MetricResult is the answer to a metric query.
-type MetricResult struct {
+// Result is the answer to a metric query.
+type Result struct {
 	Kind   ResultKind
 	Series []model.Series // matrix, or vector with one point per series
 	Scalar model.Point
@@ -76,7 +86,7 @@ type value struct {
 type evaluator struct {
 	c     *backend.Client
 	t     backend.Tenant
-	req   MetricRequest
+	req   Request
 	steps []int64 // ns
 	mem   budget
 	// prior holds the request's steps before these, kept from earlier
@@ -91,8 +101,8 @@ type evaluator struct {
 	twins, jammed bool
 }
 
-// RunMetric evaluates a metric query.
-func RunMetric(ctx context.Context, c *backend.Client, t backend.Tenant, req MetricRequest) (*MetricResult, error) {
+// Run evaluates a metric query.
+func Run(ctx context.Context, c *backend.Client, t backend.Tenant, req Request) (*Result, error) {
 	s, err := EvalSteps(ctx, c, t, req, nil)
 	if err != nil {
 		return nil, err
@@ -104,7 +114,7 @@ func RunMetric(ctx context.Context, c *backend.Client, t backend.Tenant, req Met
 	return AssembleMatrix(req, s)
 }
 
-func steps(req MetricRequest) []int64 {
+func steps(req Request) []int64 {
 	if req.Step <= 0 {
 		return []int64{req.Start}
 	}
@@ -175,13 +185,13 @@ func ms(ns int64) int64 { return ns / 1e6 }
 
 // matrixResult gathers every series' points, series sorted by labels; a
 // scalar becomes one series without labels, as Loki does.
-func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
+func (ev *evaluator) matrixResult(v value) (*Result, error) {
 	if v.scalar {
 		s := model.Series{Metric: model.Labels{}}
 		for i, t := range ev.steps {
 			s.Points = append(s.Points, model.Point{TimestampMs: ms(t), Value: v.scalars[i]})
 		}
-		return &MetricResult{Kind: Matrix, Series: []model.Series{s}}, nil
+		return &Result{Kind: Matrix, Series: []model.Series{s}}, nil
 	}
 	index := seriesIndex{byKey: map[string]int{}, bySlice: map[labelsSlice]int{}}
 	var series []model.Series
@@ -201,7 +211,7 @@ func (ev *evaluator) matrixResult(v value) (*MetricResult, error) {
 	}
 	// A querier's order; the frontend merges split answers (mergeMatrix).
 	sort.Slice(series, func(i, j int) bool { return model.Compare(series[i].Metric, series[j].Metric) < 0 })
-	return &MetricResult{Kind: Matrix, Series: series}, nil
+	return &Result{Kind: Matrix, Series: series}, nil
 }
 
 // seriesIndex finds a sample's series: by the identity of its labels slice
@@ -246,10 +256,10 @@ func (x seriesIndex) add(ls model.Labels, j int) {
 	}
 }
 
-func (ev *evaluator) instantResult(v value) (*MetricResult, error) {
+func (ev *evaluator) instantResult(v value) (*Result, error) {
 	ts := ms(ev.steps[0])
 	if v.scalar {
-		return &MetricResult{Kind: Scalar, Scalar: model.Point{TimestampMs: scalarTimestampMs(ts), Value: v.scalars[0]}}, nil
+		return &Result{Kind: Scalar, Scalar: model.Point{TimestampMs: scalarTimestampMs(ts), Value: v.scalars[0]}}, nil
 	}
 	vec := v.vectors[0]
 	if err := ev.checkSeries(len(vec)); err != nil {
@@ -258,7 +268,7 @@ func (ev *evaluator) instantResult(v value) (*MetricResult, error) {
 	if !ev.req.SortByValue {
 		sort.SliceStable(vec, func(i, j int) bool { return model.Compare(vec[i].labels, vec[j].labels) < 0 })
 	}
-	out := &MetricResult{Kind: Vector}
+	out := &Result{Kind: Vector}
 	for _, s := range vec {
 		out.Series = append(out.Series, model.Series{Metric: s.labels, Points: []model.Point{{TimestampMs: ts, Value: s.v}}})
 	}
