@@ -26,6 +26,14 @@ func newCollector(req LogRequest) *collector {
 	return &collector{req: req, streams: map[string]*model.Stream{}}
 }
 
+// next is an empty collector for the same request that remembers the
+// entry taken last (a duplicate of the last entry is still one).
+func (c *collector) next() *collector {
+	n := newCollector(c.req)
+	n.last = c.last
+	return n
+}
+
 func (c *collector) full() bool     { return c.n >= c.req.Limit }
 func (c *collector) remaining() int { return c.req.Limit - c.n }
 

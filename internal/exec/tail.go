@@ -121,9 +121,7 @@ func (tl *Tail) Take(now time.Time) ([]model.Stream, time.Time) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
 	res := tl.col.result()
-	next := newCollector(tl.col.req)
-	next.last = tl.col.last // a duplicate of the last entry is still one
-	tl.col = next
+	tl.col = tl.col.next()
 	all := mergeByTime(tl.held, TailEntries(res.Streams))
 	due := sort.Search(len(all), func(i int) bool { return !tl.releasable(all[i], now) })
 	out := tl.unseen(all[:due], now)
