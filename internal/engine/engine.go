@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/limits"
@@ -77,7 +77,7 @@ const StatusClientClosedRequest = 499
 // Result is a query answer: streams for log queries, a metric result
 // otherwise.
 type Result struct {
-	Streams *exec.LogResult
+	Streams *logs.Result
 	Metric  *metric.Result
 }
 
@@ -109,7 +109,7 @@ type InstantRequest struct {
 	Expr      logql.Expr
 	Time      time.Time
 	Limit     int
-	Direction exec.Direction
+	Direction logs.Direction
 }
 
 // Instant answers an instant query as Loki's querier evaluates it.

@@ -2,7 +2,7 @@ package engine
 
 import (
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/exec/metric"
 )
 
@@ -10,15 +10,15 @@ import (
 // query's streams, a metric query's samples), named here so the API
 // reads them without importing exec.
 type (
-	Direction    = exec.Direction
-	LogResult    = exec.LogResult
+	Direction    = logs.Direction
+	LogResult    = logs.Result
 	MetricResult = metric.Result
 )
 
 // Directions and metric result kinds.
 const (
-	Forward  = exec.Forward
-	Backward = exec.Backward
+	Forward  = logs.Forward
+	Backward = logs.Backward
 	Scalar   = metric.Scalar
 	Vector   = metric.Vector
 	Matrix   = metric.Matrix

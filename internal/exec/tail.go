@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/exec/logrow"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -29,7 +30,7 @@ type Tail struct {
 	ready chan struct{}
 
 	mu       sync.Mutex
-	col      *collector
+	col      *logs.Collector
 	early    []sourcedRow
 	histDone bool
 	floor    int64 // backlog rows older than this are the history's
@@ -55,10 +56,10 @@ func NewTail(q *plan.LogQuery, categorize bool, start int64, delay time.Duration
 	// they came: labels the stream's own, structured metadata kept with
 	// the entry (a v1 answer without categorize-labels then leaves it out,
 	// a legacy one drops it), which is the categorized layout.
-	req := LogRequest{Query: q, Limit: math.MaxInt, Direction: Forward, Categorize: categorize || len(q.Stages) == 0, KeepParsed: true}
+	req := logs.Request{Query: q, Limit: math.MaxInt, Direction: logs.Forward, Categorize: categorize || len(q.Stages) == 0, KeepParsed: true}
 	return &Tail{
 		q: q, start: start, delay: delay, ready: make(chan struct{}, 1),
-		col: newCollector(req), seen: newSeenSet(), remember: remember, floor: start,
+		col: logs.NewCollector(req), seen: newSeenSet(), remember: remember, floor: start,
 	}
 }
 
@@ -88,7 +89,7 @@ func (tl *Tail) addLocked(r sourcedRow) {
 	if r.backlog && r.row.TimestampNs < tl.floor {
 		return
 	}
-	tl.col.add(&r.row)
+	tl.col.Add(&r.row)
 }
 
 // SetHistory records the entries the history sent (oldest first, as
@@ -120,8 +121,8 @@ const historyMemory = 30 * time.Second
 func (tl *Tail) Take(now time.Time) ([]model.Stream, time.Time) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
-	res := tl.col.result()
-	tl.col = tl.col.next()
+	res := tl.col.Result()
+	tl.col = tl.col.Next()
 	all := mergeByTime(tl.held, TailEntries(res.Streams))
 	due := sort.Search(len(all), func(i int) bool { return !tl.releasable(all[i], now) })
 	out := tl.unseen(all[:due], now)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/exec/stages"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
@@ -147,7 +147,7 @@ func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *log
 // structured metadata and parsed labels kept apart.
 func (q *Querier) detectedEntries(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr) ([]model.Stream, error) {
 	res, err := q.frontend.Range(ctx, t, frontend.RangeRequest{
-		Expr: sel, Start: req.Start, End: req.End, Limit: req.LineLimit, Direction: exec.Backward, Categorize: true,
+		Expr: sel, Start: req.Start, End: req.End, Limit: req.LineLimit, Direction: logs.Backward, Categorize: true,
 	})
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
 	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
@@ -41,7 +42,7 @@ type Config struct {
 	Visibility *visibility.Syncer
 	// History answers the history's log query as Loki's frontend answers
 	// a log query (frontend.Frontend.Logs).
-	History func(context.Context, *engine.LogRun) (*exec.LogResult, error)
+	History func(context.Context, *engine.LogRun) (*logs.Result, error)
 }
 
 // Service opens tails.
@@ -127,9 +128,9 @@ func (tl *Tail) history(ctx context.Context) ([]model.Stream, error) {
 	// Delete requests hide lines from the history only, as in Loki.
 	query := *tl.query
 	query.Hide(tl.s.c.Engine.Hidden(tl.t))
-	hist, err := tl.s.c.History(ctx, tl.s.c.Engine.Planned(tl.t, exec.LogRequest{
+	hist, err := tl.s.c.History(ctx, tl.s.c.Engine.Planned(tl.t, logs.Request{
 		Query: &query, Start: tl.req.Start.UnixNano(), End: now.UnixNano(), Limit: int(tl.req.Limit),
-		Direction: exec.Backward, Categorize: tl.categorize, KeepParsed: true,
+		Direction: logs.Backward, Categorize: tl.categorize, KeepParsed: true,
 	}))
 	if err != nil {
 		return nil, err

@@ -22,7 +22,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/logql"
 )
@@ -55,7 +55,7 @@ func QueryFunc(e Engine, t backend.Tenant, wait func(context.Context, backend.Te
 			// Loki's engine answers streams, which its ruler refuses.
 			return nil, ErrNotVectorOrScalar
 		}
-		res, err := e.Instant(ctx, t, engine.InstantRequest{Expr: expr, Time: ts, Direction: exec.Forward})
+		res, err := e.Instant(ctx, t, engine.InstantRequest{Expr: expr, Time: ts, Direction: logs.Forward})
 		if err != nil {
 			return nil, fmt.Errorf("rule evaluation failed: %w", err)
 		}

@@ -1,4 +1,4 @@
-package exec
+package logs
 
 import (
 	"sort"
@@ -8,10 +8,10 @@ import (
 	"github.com/vloki/vloki/internal/model"
 )
 
-// collector applies the local stages, de-duplication, interval and limit to
+// Collector applies the local stages, de-duplication, interval and limit to
 // rows arriving in direction order, and groups the survivors into streams.
-type collector struct {
-	req      LogRequest
+type Collector struct {
+	req      Request
 	n        int // entries taken toward the limit
 	emittedN int
 	last     *logrow.Row // &lastRow once an entry was taken
@@ -22,31 +22,32 @@ type collector struct {
 	stats    Stats
 }
 
-func newCollector(req LogRequest) *collector {
-	return &collector{req: req, streams: map[string]*model.Stream{}}
+// NewCollector collects the answer to req.
+func NewCollector(req Request) *Collector {
+	return &Collector{req: req, streams: map[string]*model.Stream{}}
 }
 
-// next is an empty collector for the same request that remembers the
+// Next is an empty collector for the same request that remembers the
 // entry taken last (a duplicate of the last entry is still one).
-func (c *collector) next() *collector {
-	n := newCollector(c.req)
+func (c *Collector) Next() *Collector {
+	n := NewCollector(c.req)
 	n.last = c.last
 	return n
 }
 
-func (c *collector) full() bool     { return c.n >= c.req.Limit }
-func (c *collector) remaining() int { return c.req.Limit - c.n }
+func (c *Collector) full() bool     { return c.n >= c.req.Limit }
+func (c *Collector) remaining() int { return c.req.Limit - c.n }
 
 // addAll takes rows in direction order; the rows of one stream sharing a
 // timestamp all come in one call.
-func (c *collector) addAll(rows []logrow.Row) {
+func (c *Collector) addAll(rows []logrow.Row) {
 	for i := 0; i < len(rows) && !c.full(); {
 		j := i + 1
 		for j < len(rows) && rows[j].TimestampNs == rows[i].TimestampNs && rows[j].Hash == rows[i].Hash {
 			j++
 		}
 		if j == i+1 {
-			c.add(&rows[i])
+			c.Add(&rows[i])
 		} else {
 			c.addTied(rows[i:j])
 		}
@@ -54,7 +55,8 @@ func (c *collector) addAll(rows []logrow.Row) {
 	}
 }
 
-func (c *collector) add(r *logrow.Row) {
+// Add takes one row, the next in direction order.
+func (c *Collector) Add(r *logrow.Row) {
 	if c.process(r) {
 		c.n++
 		c.take(r)
@@ -76,7 +78,7 @@ const ingesterBatch = 128
 // entries by their labels after the pipeline (stream labels, structured
 // metadata and parsed labels, as one label string), keeping the
 // ingester's order among equals.
-func (c *collector) addTied(rows []logrow.Row) {
+func (c *Collector) addTied(rows []logrow.Row) {
 	type tied struct {
 		row    *logrow.Row
 		batch  int
@@ -110,7 +112,7 @@ func (c *collector) addTied(rows []logrow.Row) {
 }
 
 // process runs the local stages on r; false: the pipeline dropped it.
-func (c *collector) process(r *logrow.Row) bool {
+func (c *Collector) process(r *logrow.Row) bool {
 	c.stats.LinesProcessed++
 	c.stats.BytesProcessed += len(r.Line)
 	st := stages.Entry{Row: r, Early: c.req.Query.Early}
@@ -128,7 +130,7 @@ func (c *collector) process(r *logrow.Row) bool {
 // drops them). Loki takes the first `limit` entries, then drops those the
 // interval rule rejects: the limit counts entries before the interval
 // applies.
-func (c *collector) take(r *logrow.Row) {
+func (c *Collector) take(r *logrow.Row) {
 	c.lastRow = *r
 	c.last = &c.lastRow
 	if !c.intervalAllows(r.TimestampNs) {
@@ -140,7 +142,7 @@ func (c *collector) take(r *logrow.Row) {
 }
 
 // intervalAllows applies Loki's interval rule, shared across streams.
-func (c *collector) intervalAllows(ts int64) bool {
+func (c *Collector) intervalAllows(ts int64) bool {
 	iv := c.req.IntervalNs
 	if iv == 0 || !c.emitted {
 		return true
@@ -151,7 +153,7 @@ func (c *collector) intervalAllows(ts int64) bool {
 	return ts <= c.lastTs-iv
 }
 
-func (c *collector) append(r *logrow.Row) {
+func (c *Collector) append(r *logrow.Row) {
 	labels, key := r.OutLabels, r.Key
 	metadata := r.OutMetadata
 	if len(labels) != len(r.Labels) {
@@ -176,13 +178,15 @@ func (c *collector) append(r *logrow.Row) {
 	s.Entries = append(s.Entries, e)
 }
 
-func (c *collector) result() *LogResult {
+// Result is the streams collected so far, by label string, with the
+// query's stats.
+func (c *Collector) Result() *Result {
 	keys := make([]string, 0, len(c.streams))
 	for k := range c.streams {
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	out := &LogResult{Streams: make([]model.Stream, 0, len(keys)), Stats: c.stats}
+	out := &Result{Streams: make([]model.Stream, 0, len(keys)), Stats: c.stats}
 	for _, k := range keys {
 		out.Streams = append(out.Streams, *c.streams[k])
 	}

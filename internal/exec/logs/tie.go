@@ -1,4 +1,4 @@
-package exec
+package logs
 
 import "context"
 
@@ -20,13 +20,13 @@ func (d *Walked) CutsTie(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	w.sortRows(rows)
-	all := LogRequest{Query: w.req.Query, Limit: len(rows) + 1, Direction: w.req.Direction, Categorize: w.req.Categorize}
-	probe := newCollector(all)
+	all := Request{Query: w.req.Query, Limit: len(rows) + 1, Direction: w.req.Direction, Categorize: w.req.Categorize}
+	probe := NewCollector(all)
 	probe.addAll(rows)
 	return probe.emittedN > countAt(col, ts), nil
 }
 
-func countAt(c *collector, ts int64) int {
+func countAt(c *Collector, ts int64) int {
 	n := 0
 	for _, s := range c.streams {
 		for _, e := range s.Entries {

@@ -1,4 +1,4 @@
-package exec
+package logs
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ func BenchmarkLogQueryNDJSONToLoki(b *testing.B) {
 		// One window holds every row and the batch comes back short of the
 		// limit, so each iteration does exactly one fetch.
 		t0 := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
-		req := LogRequest{
+		req := Request{
 			Query: &plan.LogQuery{Pushdown: logsql.Any{}},
 			Start: t0.Add(-30 * time.Minute).UnixNano(), End: t0.Add(time.Nanosecond).UnixNano(),
 			Limit: n + 1, Direction: Backward, Categorize: true,

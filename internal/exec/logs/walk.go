@@ -1,11 +1,9 @@
-// Package exec runs compiled plans: it asks VictoriaLogs for rows, applies
-// the local stages, and assembles Loki-shaped results.
-//
-// How each LogQL operator is evaluated (a range aggregation's window
-// function, a vector aggregation's fold and result, a set operator) is
-// one row per operator in metric_ops.go, keyed by logql's typed
-// operators.
-package exec
+// Package logs answers a log query as one of Loki's queriers does: Walk
+// reads VictoriaLogs in direction order, batch after batch, and a
+// Collector runs each row through the local stages, de-duplicates, applies
+// the interval and the limit, and groups the survivors into streams (the
+// live tails use it too). StoredEntries reads one stream's entries.
+package logs
 
 import (
 	"context"
@@ -30,7 +28,7 @@ const (
 )
 
 // LogRequest is one log query to run.
-type LogRequest struct {
+type Request struct {
 	Query *plan.LogQuery
 	// Start is inclusive and End exclusive, in Unix ns.
 	Start, End int64
@@ -51,7 +49,7 @@ type LogRequest struct {
 }
 
 // LogResult is the answer to a log query.
-type LogResult struct {
+type Result struct {
 	Streams []model.Stream
 	Stats   Stats
 }
@@ -66,12 +64,12 @@ type Stats struct {
 // Walk is one querier's answer to a log query: the first Limit entries
 // in direction order, grouped into streams. The walk it returns tells
 // whether the limit cut through entries sharing a timestamp.
-func Walk(ctx context.Context, c *backend.Client, t backend.Tenant, req LogRequest) (*LogResult, *Walked, error) {
-	w := &walker{c: c, t: t, req: req, streams: logrow.NewStreamCache(req.Query.Foreign), col: newCollector(req)}
+func Walk(ctx context.Context, c *backend.Client, t backend.Tenant, req Request) (*Result, *Walked, error) {
+	w := &walker{c: c, t: t, req: req, streams: logrow.NewStreamCache(req.Query.Foreign), col: NewCollector(req)}
 	if err := w.run(ctx); err != nil {
 		return nil, nil, err
 	}
-	return w.col.result(), &Walked{w: w}, nil
+	return w.col.Result(), &Walked{w: w}, nil
 }
 
 // walker fetches rows in direction order, batch after batch, until the
@@ -79,9 +77,9 @@ func Walk(ctx context.Context, c *backend.Client, t backend.Tenant, req LogReque
 type walker struct {
 	c       *backend.Client
 	t       backend.Tenant
-	req     LogRequest
+	req     Request
 	streams *logrow.StreamCache
-	col     *collector
+	col     *Collector
 	// buf is reused by every fetch: a batch is consumed before the next
 	// one is asked for.
 	buf []logrow.Row
