@@ -11,7 +11,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/livetail"
 	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -59,7 +59,7 @@ type Tail struct {
 	query *plan.LogQuery
 	// categorize is the client's categorize-labels flag.
 	categorize bool
-	live       *exec.Tail
+	live       *livetail.Tail
 	// ended reports the first live source to end.
 	ended chan error
 }
@@ -75,7 +75,7 @@ func (s *Service) Open(ctx context.Context, t tenant.ID, req *loghttp.TailQuery,
 	if err != nil {
 		return nil, err
 	}
-	live := exec.NewTail(lq, categorize, req.Start.UnixNano(), req.DelayFor, s.c.Pushes != nil && s.c.FromStorage)
+	live := livetail.New(lq, categorize, req.Start.UnixNano(), req.DelayFor, s.c.Pushes != nil && s.c.FromStorage)
 	return &Tail{s: s, t: t, req: req, query: lq, categorize: categorize, live: live, ended: make(chan error, 2)}, nil
 }
 
@@ -135,7 +135,7 @@ func (tl *Tail) history(ctx context.Context) ([]model.Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries := exec.TailEntries(hist.Streams)
+	entries := livetail.Entries(hist.Streams)
 	tl.live.SetHistory(entries, len(entries) >= int(tl.req.Limit), now)
 	return entries, nil
 }

@@ -1,4 +1,4 @@
-package exec
+package livetail
 
 import (
 	"context"
@@ -16,8 +16,8 @@ import (
 	"github.com/vloki/vloki/internal/tailshare"
 )
 
-// ErrTailBehind ends a tail whose client could not keep up with the pushes.
-var ErrTailBehind = errors.New("live tail fell too far behind the pushes to deliver every entry; reconnect to resume")
+// ErrBehind ends a tail whose client could not keep up with the pushes.
+var ErrBehind = errors.New("live tail fell too far behind the pushes to deliver every entry; reconnect to resume")
 
 // BackendRequest is the VictoriaLogs live tail this tail follows; tails
 // asking the same share one (package tailshare). Its stream filters are
@@ -64,7 +64,7 @@ func (tl *Tail) RunPushed(ctx context.Context, sub *tailhub.Subscription, replay
 		case <-ctx.Done():
 			return nil
 		case <-sub.Overflowed():
-			return ErrTailBehind
+			return ErrBehind
 		case b := <-sub.C():
 			tl.feedBatch(p, b, false)
 		}

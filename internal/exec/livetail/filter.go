@@ -1,4 +1,4 @@
-package exec
+package livetail
 
 import (
 	"github.com/vloki/vloki/internal/logsql"

@@ -1,4 +1,4 @@
-package exec
+package livetail
 
 import (
 	"testing"
@@ -37,7 +37,7 @@ func lines(entries []model.Stream) []string {
 }
 
 func TestTailHandsOverFromHistory(t *testing.T) {
-	tl := NewTail(tailPlan(t, `{app="a"}`), false, 0, 0, false)
+	tl := New(tailPlan(t, `{app="a"}`), false, 0, 0, false)
 	now := time.Unix(1000, 0)
 	tl.add(sourcedRow{row: tailRow(10, "cut by the limit"), backlog: true})
 	tl.add(sourcedRow{row: tailRow(20, "in history"), backlog: true})
@@ -46,7 +46,7 @@ func TestTailHandsOverFromHistory(t *testing.T) {
 	if got, _ := tl.Take(now); len(got) != 0 {
 		t.Fatalf("released before the history: %q", lines(got))
 	}
-	hist := TailEntries([]model.Stream{{Labels: model.Labels{{Name: "app", Value: "a"}}, Entries: []model.Entry{{TimestampNs: 20, Line: "in history"}}}})
+	hist := Entries([]model.Stream{{Labels: model.Labels{{Name: "app", Value: "a"}}, Entries: []model.Entry{{TimestampNs: 20, Line: "in history"}}}})
 	tl.SetHistory(hist, true, now)
 	got, _ := tl.Take(now)
 	want := []string{"pushed live, out of order", "missed by history"}
@@ -57,7 +57,7 @@ func TestTailHandsOverFromHistory(t *testing.T) {
 
 func TestTailHoldsEntriesUntilDue(t *testing.T) {
 	now := time.Unix(1000, 0)
-	tl := NewTail(tailPlan(t, `{app="a"}`), false, 0, 2*time.Second, false)
+	tl := New(tailPlan(t, `{app="a"}`), false, 0, 2*time.Second, false)
 	tl.SetHistory(nil, false, now)
 	tl.add(sourcedRow{row: tailRow(now.Add(-3*time.Second).UnixNano(), "due")})
 	tl.add(sourcedRow{row: tailRow(now.Add(-time.Second).UnixNano(), "held")})
@@ -76,7 +76,7 @@ func TestTailHoldsEntriesUntilDue(t *testing.T) {
 
 func TestTailRemembersAcrossSources(t *testing.T) {
 	now := time.Unix(1000, 0)
-	tl := NewTail(tailPlan(t, `{app="a"} |= "x"`), false, 0, 0, true)
+	tl := New(tailPlan(t, `{app="a"} |= "x"`), false, 0, 0, true)
 	tl.SetHistory(nil, false, now)
 	tl.add(sourcedRow{row: tailRow(1, "x once")})
 	tl.add(sourcedRow{row: tailRow(2, "y filtered")})

@@ -1,4 +1,8 @@
-package exec
+// Package livetail runs the live part of a Loki tail: rows from pushes
+// this vloki acknowledged and from VictoriaLogs' live tail go through the
+// log query's stages (a logs.Collector) and leave as Loki's tailer
+// releases them, each entry once, after the history the tail began with.
+package livetail
 
 import (
 	"math"
@@ -49,9 +53,9 @@ type sourcedRow struct {
 	backlog bool
 }
 
-// NewTail tails q from start (Unix ns) on, releasing entries delay after
+// New tails q from start (Unix ns) on, releasing entries delay after
 // their timestamp; remember de-duplicates across two live sources.
-func NewTail(q *plan.LogQuery, categorize bool, start int64, delay time.Duration, remember bool) *Tail {
+func New(q *plan.LogQuery, categorize bool, start int64, delay time.Duration, remember bool) *Tail {
 	// Loki's ingester sends pushed entries through an empty pipeline as
 	// they came: labels the stream's own, structured metadata kept with
 	// the entry (a v1 answer without categorize-labels then leaves it out,
@@ -93,7 +97,7 @@ func (tl *Tail) addLocked(r sourcedRow) {
 }
 
 // SetHistory records the entries the history sent (oldest first, as
-// TailEntries lays them out); full says the history's limit cut it.
+// Entries lays them out); full says the history's limit cut it.
 func (tl *Tail) SetHistory(entries []model.Stream, full bool, now time.Time) {
 	tl.mu.Lock()
 	defer tl.mu.Unlock()
@@ -123,7 +127,7 @@ func (tl *Tail) Take(now time.Time) ([]model.Stream, time.Time) {
 	defer tl.mu.Unlock()
 	res := tl.col.Result()
 	tl.col = tl.col.Next()
-	all := mergeByTime(tl.held, TailEntries(res.Streams))
+	all := mergeByTime(tl.held, Entries(res.Streams))
 	due := sort.Search(len(all), func(i int) bool { return !tl.releasable(all[i], now) })
 	out := tl.unseen(all[:due], now)
 	tl.held = append([]model.Stream(nil), all[due:]...)
@@ -157,7 +161,7 @@ func (tl *Tail) unseen(entries []model.Stream, now time.Time) []model.Stream {
 	return out
 }
 
-// mergeByTime merges two lists in TailEntries order.
+// mergeByTime merges two lists in Entries order.
 func mergeByTime(a, b []model.Stream) []model.Stream {
 	if len(a) == 0 {
 		return b
@@ -167,9 +171,9 @@ func mergeByTime(a, b []model.Stream) []model.Stream {
 	return out
 }
 
-// TailEntries lays entries out as Loki's tailer does: one stream object
+// Entries lays entries out as Loki's tailer does: one stream object
 // per entry, in time order (ties by stream labels).
-func TailEntries(streams []model.Stream) []model.Stream {
+func Entries(streams []model.Stream) []model.Stream {
 	var out []model.Stream
 	for _, s := range streams {
 		for _, e := range s.Entries {
