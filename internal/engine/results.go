@@ -6,9 +6,9 @@ import (
 	"github.com/vloki/vloki/internal/exec/metric"
 )
 
-// The engine's requests and answers are exec's (a direction, a log
-// query's streams, a metric query's samples), named here so the API
-// reads them without importing exec.
+// The engine's requests and answers are the executors' (logs: a direction,
+// a log query's streams; metric: a metric query's samples), named here so
+// the API reads them without importing them.
 type (
 	Direction    = logs.Direction
 	LogResult    = logs.Result

@@ -27,7 +27,7 @@ const (
 	Forward
 )
 
-// LogRequest is one log query to run.
+// Request is one log query to run.
 type Request struct {
 	Query *plan.LogQuery
 	// Start is inclusive and End exclusive, in Unix ns.
@@ -48,7 +48,7 @@ type Request struct {
 	Metadata []string
 }
 
-// LogResult is the answer to a log query.
+// Result is the answer to a log query.
 type Result struct {
 	Streams []model.Stream
 	Stats   Stats

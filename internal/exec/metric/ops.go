@@ -8,7 +8,7 @@ import (
 // How each LogQL operator is evaluated: one row per operator logql
 // registers (its syntax) and plan knows (its pushdown and sharding); a
 // test fails for an operator without a row here. The functions are in
-// metric_rangefn.go, metric_vector.go and metric_binop.go.
+// rangefn.go, vector.go and binop.go.
 
 // rangeEval evaluates a range aggregation from its series' samples.
 type rangeEval struct {
