@@ -10,7 +10,7 @@ import (
 	"github.com/dustin/go-humanize"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/indexstats"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -50,7 +50,7 @@ func (e *Engine) CheckBytesRead(ctx context.Context, t backend.Tenant, expr logq
 		if g.interval == 0 {
 			from -= int64(instantLookback)
 		}
-		st, err := exec.ReadIndexStats(ctx, e.c, t, plan.StreamFilter(g.sel.Matchers(), f), from, end-int64(g.offset))
+		st, err := indexstats.Read(ctx, e.c, t, plan.StreamFilter(g.sel.Matchers(), f), from, end-int64(g.offset))
 		if err != nil {
 			return err
 		}

@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/limits"
 	"github.com/vloki/vloki/internal/logql"
@@ -76,8 +77,8 @@ const StatusClientClosedRequest = 499
 // Result is a query answer: streams for log queries, a metric result
 // otherwise.
 type Result struct {
-	Streams *exec.LogResult
-	Metric  *exec.MetricResult
+	Streams *logs.Result
+	Metric  *metric.Result
 }
 
 // Run runs fn under the tenant's query timeout, with Loki's errors for a
@@ -108,7 +109,7 @@ type InstantRequest struct {
 	Expr      logql.Expr
 	Time      time.Time
 	Limit     int
-	Direction exec.Direction
+	Direction logs.Direction
 }
 
 // Instant answers an instant query as Loki's querier evaluates it.

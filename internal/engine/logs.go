@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
@@ -16,7 +16,7 @@ type LogQuery struct {
 	Selector   logql.LogSelectorExpr
 	Start, End time.Time
 	Limit      int
-	Direction  exec.Direction
+	Direction  logs.Direction
 	Interval   time.Duration
 	Categorize bool
 	// KeepParsed keeps each entry's parsed labels with it (the tail's
@@ -37,7 +37,7 @@ type LogQuery struct {
 type LogRun struct {
 	c   *backend.Client
 	t   backend.Tenant
-	req exec.LogRequest
+	req logs.Request
 }
 
 // Logs plans q: the field names stored over its range (data other agents
@@ -67,7 +67,7 @@ func (e *Engine) Logs(ctx context.Context, t backend.Tenant, q LogQuery) (*LogRu
 		}
 		end = start + 1 // see instant_range.go
 	}
-	return &LogRun{c: e.c, t: t, req: exec.LogRequest{
+	return &LogRun{c: e.c, t: t, req: logs.Request{
 		Query: lq, Start: start, End: end, Limit: q.Limit, Direction: q.Direction,
 		IntervalNs: q.Interval.Nanoseconds(), Categorize: q.Categorize, KeepParsed: q.KeepParsed,
 		Metadata: ownRowsOnly(q.Metadata, f),
@@ -75,22 +75,22 @@ func (e *Engine) Logs(ctx context.Context, t backend.Tenant, q LogQuery) (*LogRu
 }
 
 // Request is the planned query.
-func (r *LogRun) Request() exec.LogRequest { return r.req }
+func (r *LogRun) Request() logs.Request { return r.req }
 
 // Answer is one querier's answer over [start, end): the first Limit
 // entries in direction order.
-func (r *LogRun) Answer(ctx context.Context, start, end int64) (*exec.LogResult, error) {
+func (r *LogRun) Answer(ctx context.Context, start, end int64) (*logs.Result, error) {
 	req := r.req
 	req.Start, req.End = start, end
-	res, _, err := exec.Walk(ctx, r.c, r.t, req)
+	res, _, err := logs.Walk(ctx, r.c, r.t, req)
 	return res, err
 }
 
 // Whole is the querier's answer over the whole range, and the walk that
 // produced it (whose limit may have cut through entries sharing a
-// timestamp: exec.Walked.CutsTie).
-func (r *LogRun) Whole(ctx context.Context) (*exec.LogResult, *exec.Walked, error) {
-	return exec.Walk(ctx, r.c, r.t, r.req)
+// timestamp: logs.Walked.CutsTie).
+func (r *LogRun) Whole(ctx context.Context) (*logs.Result, *logs.Walked, error) {
+	return logs.Walk(ctx, r.c, r.t, r.req)
 }
 
 // ownRowsOnly keeps a metadata restriction for vloki's own rows: rows
@@ -104,6 +104,6 @@ func ownRowsOnly(metadata []string, f *foreign.Config) []string {
 
 // Planned is a log query planned by its caller (a tail's history, whose
 // plan also filters the live entries).
-func (e *Engine) Planned(t backend.Tenant, req exec.LogRequest) *LogRun {
+func (e *Engine) Planned(t backend.Tenant, req logs.Request) *LogRun {
 	return &LogRun{c: e.c, t: t, req: req}
 }

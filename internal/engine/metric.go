@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
 )
@@ -26,7 +26,7 @@ type MetricQuery struct {
 	// order: the querier checks each against max_query_length and
 	// max_query_series. Backward is the request's direction, which orders
 	// them.
-	Splits   []exec.SplitRange
+	Splits   []metric.SplitRange
 	Backward bool
 }
 
@@ -34,7 +34,7 @@ type MetricQuery struct {
 type MetricRun struct {
 	c   *backend.Client
 	t   backend.Tenant
-	req exec.MetricRequest
+	req metric.Request
 	// ownRows: the query reads only vloki's own rows, with the field
 	// names of the whole range (data other agents wrote is read with the
 	// names stored over the query's range, which a part may not share).
@@ -65,29 +65,29 @@ func (e *Engine) Metric(ctx context.Context, t backend.Tenant, q MetricQuery) (*
 		return nil, err
 	}
 	plan.HideMetric(m, e.Hidden(t))
-	return &MetricRun{c: e.c, t: t, ownRows: f == nil, req: exec.MetricRequest{
+	return &MetricRun{c: e.c, t: t, ownRows: f == nil, req: metric.Request{
 		Query: m, Start: q.Start, End: q.End, Step: q.Step, MaxSeries: lim.MaxQuerySeries,
 		SortByValue: sortsByValue(se), Splits: q.Splits, MaxBufferedBytes: int64(lim.MaxQueryBufferedBytes),
 	}}, nil
 }
 
 // Request is the planned query.
-func (r *MetricRun) Request() exec.MetricRequest { return r.req }
+func (r *MetricRun) Request() metric.Request { return r.req }
 
 // OwnRows reports a query of vloki's own rows only.
 func (r *MetricRun) OwnRows() bool { return r.ownRows }
 
 // Run evaluates the whole query.
-func (r *MetricRun) Run(ctx context.Context) (*exec.MetricResult, error) {
-	return exec.RunMetric(ctx, r.c, r.t, r.req)
+func (r *MetricRun) Run(ctx context.Context) (*metric.Result, error) {
+	return metric.Run(ctx, r.c, r.t, r.req)
 }
 
 // Steps evaluates the steps from `from` on, after the kept ones (whose
 // series count against max_query_series).
-func (r *MetricRun) Steps(ctx context.Context, from int64, kept *exec.Steps) (*exec.Steps, error) {
+func (r *MetricRun) Steps(ctx context.Context, from int64, kept *metric.Steps) (*metric.Steps, error) {
 	rest := r.req
 	rest.Start = from
-	return exec.EvalSteps(ctx, r.c, r.t, rest, kept)
+	return metric.EvalSteps(ctx, r.c, r.t, rest, kept)
 }
 
 // checkSplitLengths is the max_query_length check of Loki's queriers on
@@ -100,7 +100,7 @@ func checkSplitLengths(maxLength time.Duration, q MetricQuery, se logql.SampleEx
 	}
 	splits := q.Splits
 	if len(splits) == 0 {
-		splits = []exec.SplitRange{{Start: q.Start, End: q.End}}
+		splits = []metric.SplitRange{{Start: q.Start, End: q.End}}
 	}
 	longest := longestRange(se)
 	for i := range splits {

@@ -2,25 +2,26 @@ package engine
 
 import (
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
+	"github.com/vloki/vloki/internal/exec/metric"
 )
 
-// The engine's requests and answers are exec's (a direction, a log
-// query's streams, a metric query's samples), named here so the API
-// reads them without importing exec.
+// The engine's requests and answers are the executors' (logs: a direction,
+// a log query's streams; metric: a metric query's samples), named here so
+// the API reads them without importing them.
 type (
-	Direction    = exec.Direction
-	LogResult    = exec.LogResult
-	MetricResult = exec.MetricResult
+	Direction    = logs.Direction
+	LogResult    = logs.Result
+	MetricResult = metric.Result
 )
 
 // Directions and metric result kinds.
 const (
-	Forward  = exec.Forward
-	Backward = exec.Backward
-	Scalar   = exec.Scalar
-	Vector   = exec.Vector
-	Matrix   = exec.Matrix
+	Forward  = logs.Forward
+	Backward = logs.Backward
+	Scalar   = metric.Scalar
+	Vector   = metric.Vector
+	Matrix   = metric.Matrix
 )
 
 // The errors a read can end with from the layers below the engine, named
@@ -32,7 +33,7 @@ type (
 	// StorageTimeoutError: VictoriaLogs did not answer in time.
 	StorageTimeoutError = backend.TimeoutError
 	// LimitError: a query went over one of Loki's limits.
-	LimitError = exec.LimitError
+	LimitError = metric.LimitError
 	// PipelineError: a metric sample kept a pipeline error.
-	PipelineError = exec.PipelineError
+	PipelineError = metric.PipelineError
 )

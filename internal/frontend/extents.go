@@ -8,7 +8,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 )
 
 // ReadState is what the frontend read for a request before it waited for
@@ -33,7 +33,7 @@ type StepStore interface {
 // Extent is a query's kept steps and, when vloki is the only writer, the
 // tenant's acknowledged-push number they were computed after.
 type Extent struct {
-	Steps  *exec.Steps
+	Steps  *metric.Steps
 	AckSeq uint64
 }
 
@@ -67,11 +67,11 @@ func (x *Extents) Counts() (reused, evaluated uint64) { return x.reused.Load(), 
 
 // answer answers a range query from the kept steps from its start on
 // and evaluates the steps after them; the series-limit checks count the
-// kept steps' series (exec.EvalSteps), and the answer is assembled from
+// kept steps' series (metric.EvalSteps), and the answer is assembled from
 // all steps as a cold one is. The steps are kept under the query's text
 // and what the frontend read for the request (st): without a generation
 // nothing is reused or kept.
-func (x *Extents) answer(ctx context.Context, t backend.Tenant, text string, st ReadState, run *engine.MetricRun) (*exec.MetricResult, error) {
+func (x *Extents) answer(ctx context.Context, t backend.Tenant, text string, st ReadState, run *engine.MetricRun) (*metric.Result, error) {
 	req := run.Request()
 	if !st.GenerationOK {
 		return run.Run(ctx)
@@ -86,11 +86,11 @@ func (x *Extents) answer(ctx context.Context, t backend.Tenant, text string, st 
 			return nil, err
 		}
 		x.evaluated.Add(uint64(got.Len()))
-		all = exec.JoinSteps(all, got)
-	} else if err := exec.CheckKept(req, all); err != nil {
+		all = metric.JoinSteps(all, got)
+	} else if err := metric.CheckKept(req, all); err != nil {
 		return nil, err
 	}
-	res, err := exec.AssembleMatrix(req, all)
+	res, err := metric.AssembleMatrix(req, all)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func (x *Extents) answer(ctx context.Context, t backend.Tenant, text string, st 
 // with the push log, those before the oldest entry pushed since they were
 // computed; without it, all (only steps older than the freshness window
 // were kept, and a push of older entries moves the generation on).
-func (x *Extents) valid(t backend.Tenant, key string) *exec.Steps {
+func (x *Extents) valid(t backend.Tenant, key string) *metric.Steps {
 	kept, ok := x.Store.Get(key)
 	if !ok {
 		return nil
@@ -119,16 +119,16 @@ func (x *Extents) valid(t backend.Tenant, key string) *exec.Steps {
 
 // keptFrom is the kept steps from the request's start to its end, empty
 // unless the extent holds the start on the request's step grid.
-func keptFrom(kept *exec.Steps, req exec.MetricRequest) *exec.Steps {
+func keptFrom(kept *metric.Steps, req metric.Request) *metric.Steps {
 	if kept == nil || kept.Len() == 0 || kept.First() > req.Start || kept.Last() < req.Start || (req.Start-kept.First())%req.Step != 0 {
-		return &exec.Steps{}
+		return &metric.Steps{}
 	}
 	return kept.Slice(req.Start, req.End)
 }
 
 // keep stores the request's frozen steps, after the kept steps before
 // them when the two join, at most two request spans long.
-func (x *Extents) keep(st ReadState, key string, kept, all *exec.Steps, req exec.MetricRequest) {
+func (x *Extents) keep(st ReadState, key string, kept, all *metric.Steps, req metric.Request) {
 	if all.SplitBound() {
 		return
 	}
@@ -147,7 +147,7 @@ func (x *Extents) keep(st ReadState, key string, kept, all *exec.Steps, req exec
 	}
 	if kept != nil && kept.Len() > 0 && kept.First() < req.Start && kept.Last() >= req.Start-req.Step && (req.Start-kept.First())%req.Step == 0 {
 		from := max(kept.First(), req.Start-(req.End-req.Start))
-		keep = exec.JoinSteps(kept.Slice(from, req.Start-req.Step), keep)
+		keep = metric.JoinSteps(kept.Slice(from, req.Start-req.Step), keep)
 	}
 	if kept != nil && kept.Len() > 0 && keep.First() == kept.First() && keep.Last() <= kept.Last() && x.Acks == nil {
 		return // nothing new

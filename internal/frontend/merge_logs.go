@@ -6,7 +6,7 @@ import (
 	"sort"
 
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -21,7 +21,7 @@ const lokiSplit = int64(3600e9)
 // merge; otherwise one querier answer over the whole range is the same.
 
 // answerLogs answers a planned log query as Loki's frontend does.
-func answerLogs(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error) {
+func answerLogs(ctx context.Context, run *engine.LogRun) (*logs.Result, error) {
 	req := run.Request()
 	parts := logSplits(req.Start, req.End, req.Direction)
 	if req.IntervalNs > 0 && len(parts) > 1 {
@@ -54,14 +54,14 @@ func answerLogs(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error
 // querier's answer (backend.SeqField), are moved by it: deterministically,
 // but as the sort's pivots fall (up to 12 entries, insertion sort
 // reverses them twice, leaving them in place).
-func accumulate(streams []model.Stream, dir exec.Direction) {
+func accumulate(streams []model.Stream, dir logs.Direction) {
 	for _, s := range streams {
 		e := s.Entries
 		if !hasTies(e) {
 			continue // distinct timestamps in order: any sort leaves them so
 		}
 		less := func(i, j int) bool { return e[i].TimestampNs <= e[j].TimestampNs }
-		if dir == exec.Backward {
+		if dir == logs.Backward {
 			less = func(i, j int) bool { return e[j].TimestampNs <= e[i].TimestampNs }
 		}
 		sort.Slice(e, less)
@@ -93,13 +93,13 @@ func hasTies(e []model.Entry) bool {
 
 // logSplits are Loki's intervals over [start, end): hour-aligned, the
 // first starting at start, in the order the frontend reads them.
-func logSplits(start, end int64, dir exec.Direction) [][2]int64 {
+func logSplits(start, end int64, dir logs.Direction) [][2]int64 {
 	var out [][2]int64
 	for s := start - start%lokiSplit; s < end; s += lokiSplit {
 		lo, hi := max(s, start), min(s+lokiSplit, end)
 		out = append(out, [2]int64{lo, hi})
 	}
-	if dir == exec.Backward {
+	if dir == logs.Backward {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 			out[i], out[j] = out[j], out[i]
 		}
@@ -109,11 +109,11 @@ func logSplits(start, end int64, dir exec.Direction) [][2]int64 {
 
 // splitMerge answers the query the way the frontend does: one answer
 // per split until the limit is reached, then the heap merge.
-func splitMerge(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error) {
+func splitMerge(ctx context.Context, run *engine.LogRun) (*logs.Result, error) {
 	req := run.Request()
-	var parts []*exec.LogResult
+	var parts []*logs.Result
 	total := 0
-	var stats exec.Stats
+	var stats logs.Stats
 	for _, sp := range logSplits(req.Start, req.End, req.Direction) {
 		res, err := run.Answer(ctx, sp[0], sp[1])
 		if err != nil {
@@ -127,7 +127,7 @@ func splitMerge(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error
 			break
 		}
 	}
-	out := &exec.LogResult{Streams: mergeSplits(parts, req.Limit, req.Direction), Stats: stats}
+	out := &logs.Result{Streams: mergeSplits(parts, req.Limit, req.Direction), Stats: stats}
 	for _, s := range out.Streams {
 		out.Stats.EntriesReturned += len(s.Entries)
 	}
@@ -137,7 +137,7 @@ func splitMerge(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error
 // mergeSplits groups the answers' entries by stream, in split order, and
 // takes `limit` of them through a heap of streams ordered by their next
 // entry's timestamp, as Loki's mergeOrderedNonOverlappingStreams does.
-func mergeSplits(parts []*exec.LogResult, limit int, dir exec.Direction) []model.Stream {
+func mergeSplits(parts []*logs.Result, limit int, dir logs.Direction) []model.Stream {
 	groups := map[string]*model.Stream{}
 	total := 0
 	for _, p := range parts {
@@ -195,14 +195,14 @@ func mergeSplits(parts []*exec.LogResult, limit int, dir exec.Direction) []model
 // fall where container/heap leaves them, as in Loki.
 type streamHeap struct {
 	streams []*model.Stream
-	dir     exec.Direction
+	dir     logs.Direction
 }
 
 func (h *streamHeap) Len() int { return len(h.streams) }
 
 func (h *streamHeap) Less(i, j int) bool {
 	a, b := h.streams[i].Entries[0].TimestampNs, h.streams[j].Entries[0].TimestampNs
-	if h.dir == exec.Forward {
+	if h.dir == logs.Forward {
 		return a < b
 	}
 	return a > b

@@ -3,7 +3,7 @@ package frontend
 import (
 	"sort"
 
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -11,8 +11,8 @@ import (
 // its sub-queries' (the engine's answer holds every sub-query's points in
 // one matrix, series in Prometheus' labels.Compare order, a querier's).
 // Series of a split query come ordered by their label string.
-func mergeMatrix(res *exec.MetricResult, splits []exec.SplitRange, backward bool) {
-	if res.Kind != exec.Matrix || len(splits) < 2 {
+func mergeMatrix(res *metric.Result, splits []metric.SplitRange, backward bool) {
+	if res.Kind != metric.Matrix || len(splits) < 2 {
 		return
 	}
 	series := mergeMatrixSplits(res.Series, splits, backward)
@@ -29,7 +29,7 @@ func mergeMatrix(res *exec.MetricResult, splits []exec.SplitRange, backward bool
 // least the split interval overlap by one step, and an answer whose first
 // series starts one step late can then sort after its successor and lose
 // its points; Loki's clients see that, so vloki answers it too.
-func mergeMatrixSplits(series []model.Series, splits []exec.SplitRange, backward bool) []model.Series {
+func mergeMatrixSplits(series []model.Series, splits []metric.SplitRange, backward bool) []model.Series {
 	if len(splits) < 2 {
 		return series
 	}
@@ -66,7 +66,7 @@ func mergeMatrixSplits(series []model.Series, splits []exec.SplitRange, backward
 }
 
 type splitAnswer struct {
-	split   exec.SplitRange
+	split   metric.SplitRange
 	minTime int64 // ms; -1 for an answer without series
 }
 
@@ -89,7 +89,7 @@ func chronological(answers []splitAnswer) bool {
 
 // firstPointMs is the first point of the first series (in order) with a
 // point in the split, or -1.
-func firstPointMs(series []model.Series, order []int, sp exec.SplitRange) int64 {
+func firstPointMs(series []model.Series, order []int, sp metric.SplitRange) int64 {
 	for _, i := range order {
 		if ps := pointsIn(series[i].Points, sp); len(ps) > 0 {
 			return ps[0].TimestampMs
@@ -98,7 +98,7 @@ func firstPointMs(series []model.Series, order []int, sp exec.SplitRange) int64 
 	return -1
 }
 
-func pointsIn(ps []model.Point, sp exec.SplitRange) []model.Point {
+func pointsIn(ps []model.Point, sp metric.SplitRange) []model.Point {
 	lo := sort.Search(len(ps), func(i int) bool { return ps[i].TimestampMs >= ms(sp.Start) })
 	hi := sort.Search(len(ps), func(i int) bool { return ps[i].TimestampMs > ms(sp.End) })
 	return ps[lo:hi]

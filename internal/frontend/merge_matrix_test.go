@@ -3,7 +3,7 @@ package frontend
 import (
 	"testing"
 
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/model"
 )
 
@@ -34,7 +34,7 @@ func TestMergeMatrixSplitsDropsPointsOfALateSortedAnswer(t *testing.T) {
 		{Metric: a, Points: points(2000, 3000)}, // no point at 1000: pair [1000,2000] starts at 2000
 		{Metric: b, Points: points(1000, 2000, 3000)},
 	}
-	splits := []exec.SplitRange{{Start: 1000e6, End: 2000e6}, {Start: 2000e6, End: 3000e6}}
+	splits := []metric.SplitRange{{Start: 1000e6, End: 2000e6}, {Start: 2000e6, End: 3000e6}}
 	got := mergeMatrixSplits(series, splits, true)
 	if len(got) != 2 {
 		t.Fatalf("%d series", len(got))
@@ -53,7 +53,7 @@ func TestMergeMatrixSplitsDropsPointsOfALateSortedAnswer(t *testing.T) {
 
 func TestMergeMatrixSplitsSingleSplitUntouched(t *testing.T) {
 	series := []model.Series{{Metric: model.Labels{}, Points: points(1000, 2000)}}
-	if got := mergeMatrixSplits(series, []exec.SplitRange{{Start: 1000e6, End: 2000e6}}, true); len(got[0].Points) != 2 {
+	if got := mergeMatrixSplits(series, []metric.SplitRange{{Start: 1000e6, End: 2000e6}}, true); len(got[0].Points) != 2 {
 		t.Fatalf("%v", got)
 	}
 }

@@ -6,7 +6,8 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/logql"
 )
 
@@ -28,7 +29,7 @@ type RangeRequest struct {
 	Step       time.Duration
 	Interval   time.Duration
 	Limit      int
-	Direction  exec.Direction
+	Direction  logs.Direction
 	Categorize bool
 	// QueryTags is the X-Query-Tags header ("datasample" queries are not
 	// measured against max_query_bytes_read).
@@ -51,7 +52,7 @@ type InstantRequest struct {
 	Expr      logql.Expr
 	Time      time.Time
 	Limit     int
-	Direction exec.Direction
+	Direction logs.Direction
 }
 
 // Range answers a range query through the frontend's query stages.
@@ -96,14 +97,14 @@ func (f *Frontend) rangeMetric(ctx context.Context, t backend.Tenant, req RangeR
 		return nil, engine.Unsupported(req.Expr)
 	}
 	splits := splitRanges(start, end, step, se)
-	backward := req.Direction == exec.Backward
+	backward := req.Direction == logs.Backward
 	run, err := f.cfg.Engine.Metric(ctx, t, engine.MetricQuery{
 		Mapping: Shard(se), Start: start, End: end, Step: step, Splits: splits, Backward: backward,
 	})
 	if err != nil {
 		return nil, err
 	}
-	var m *exec.MetricResult
+	var m *metric.Result
 	// Data other agents wrote is read with the field names stored over
 	// the query's range, which a part of it may not share.
 	if x := f.cfg.Extents; x != nil && req.Text != "" && len(splits) > 0 && run.OwnRows() && !req.ReadsAhead {
@@ -147,6 +148,6 @@ func (f *Frontend) Instant(ctx context.Context, t backend.Tenant, req InstantReq
 
 // Logs answers a planned log query as Loki's frontend does (a tail's
 // history).
-func (f *Frontend) Logs(ctx context.Context, run *engine.LogRun) (*exec.LogResult, error) {
+func (f *Frontend) Logs(ctx context.Context, run *engine.LogRun) (*logs.Result, error) {
 	return answerLogs(ctx, run)
 }

@@ -3,7 +3,7 @@ package frontend
 import (
 	"time"
 
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/logql"
 )
 
@@ -28,15 +28,15 @@ func alignToStep(start, end, step int64) (int64, int64) {
 // end aligned to the step): with a step at least the interval, one per
 // step, each from its step to the next; otherwise up to the last step
 // before each interval boundary. A range of one step is not split.
-func splitRanges(start, end, step int64, e logql.SampleExpr) []exec.SplitRange {
+func splitRanges(start, end, step int64, e logql.SampleExpr) []metric.SplitRange {
 	if step <= 0 {
 		return nil
 	}
 	interval := splitIntervalFor(e)
-	var out []exec.SplitRange
+	var out []metric.SplitRange
 	if step >= interval {
 		for s := start; s < end; s += step {
-			out = append(out, exec.SplitRange{Start: s, End: min(s+step, end)})
+			out = append(out, metric.SplitRange{Start: s, End: min(s+step, end)})
 		}
 		return out
 	}
@@ -45,7 +45,7 @@ func splitRanges(start, end, step int64, e logql.SampleExpr) []exec.SplitRange {
 		if splEnd+step >= end {
 			splEnd = end
 		}
-		out = append(out, exec.SplitRange{Start: s, End: splEnd})
+		out = append(out, metric.SplitRange{Start: s, End: splEnd})
 		s = splEnd + step
 	}
 	return out

@@ -41,7 +41,7 @@ func TestHealthCheckQuery(t *testing.T) {
 				t.Fatalf("got %s %s", typ, res)
 			}
 			// Loki's frontend garbles an instant scalar's timestamp (ms read
-			// as s, see exec.scalarTimestampMs); parity case instant_literal
+			// as s, see metric.scalarTimestampMs); parity case instant_literal
 			// recorded it.
 			r = tg.get(t, "/loki/api/v1/query", "hc", url.Values{"query": {"1+1"}, "time": {"4"}}, nil)
 			if typ, res := metricResult(t, r); typ != "scalar" || res != `[4000000,"2"]` {

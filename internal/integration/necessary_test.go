@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/logsql"
@@ -90,15 +91,15 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 				if got := pushed.Pushdown.(logsql.And); (len(got) > 1) != c.condition {
 					t.Errorf("%s: pushdown %v, condition expected %v", c.q, logsql.Query{Filter: got}, c.condition)
 				}
-				for _, dir := range []exec.Direction{exec.Backward, exec.Forward} {
-					req := exec.LogRequest{Start: base.UnixNano(), End: base.Add(time.Hour).UnixNano(), Limit: 5000, Direction: dir}
+				for _, dir := range []logs.Direction{logs.Backward, logs.Forward} {
+					req := logs.Request{Start: base.UnixNano(), End: base.Add(time.Hour).UnixNano(), Limit: 5000, Direction: dir}
 					req.Query = pushed
-					a, _, err := exec.Walk(context.Background(), tg.vl, tn, req)
+					a, _, err := logs.Walk(context.Background(), tg.vl, tn, req)
 					if err != nil {
 						t.Fatal(err)
 					}
 					req.Query = &local
-					b, _, err := exec.Walk(context.Background(), tg.vl, tn, req)
+					b, _, err := logs.Walk(context.Background(), tg.vl, tn, req)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -140,14 +141,14 @@ func compareMetricWithoutConditions(t *testing.T, c *backend.Client, tn backend.
 	localRange.Log = &localLog
 	local := *va
 	local.Inner = &localRange
-	req := exec.MetricRequest{Start: base.Add(10 * time.Minute).UnixNano(), End: base.Add(time.Hour).UnixNano(), Step: int64(time.Minute)}
+	req := metric.Request{Start: base.Add(10 * time.Minute).UnixNano(), End: base.Add(time.Hour).UnixNano(), Step: int64(time.Minute)}
 	req.Query = va
-	a, err := exec.RunMetric(context.Background(), c, tn, req)
+	a, err := metric.Run(context.Background(), c, tn, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Query = &local
-	b, err := exec.RunMetric(context.Background(), c, tn, req)
+	b, err := metric.Run(context.Background(), c, tn, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
@@ -145,18 +145,18 @@ func withMetadata(body map[string]any, name string, values ...string) map[string
 // series and values.
 func compareEvaluations(t *testing.T, c *backend.Client, tn backend.Tenant, query string, step, shift time.Duration, pushed, raw plan.Metric) {
 	t.Helper()
-	req := exec.MetricRequest{Start: base.Add(shift).UnixNano(), End: base.Add(3*time.Hour + shift).UnixNano(), Step: step.Nanoseconds()}
+	req := metric.Request{Start: base.Add(shift).UnixNano(), End: base.Add(3*time.Hour + shift).UnixNano(), Step: step.Nanoseconds()}
 	if step == 0 {
 		req.Start = base.Add(2 * time.Hour).UnixNano()
 		req.End = req.Start
 	}
 	req.Query = pushed
-	a, err := exec.RunMetric(context.Background(), c, tn, req)
+	a, err := metric.Run(context.Background(), c, tn, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Query = raw
-	b, err := exec.RunMetric(context.Background(), c, tn, req)
+	b, err := metric.Run(context.Background(), c, tn, req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/plan"
@@ -94,11 +94,11 @@ func sparseData() map[string][]entry {
 func compareSparse(t *testing.T, c *backend.Client, tn backend.Tenant, query string, step, shift time.Duration) {
 	t.Helper()
 	sparse, whole := compileTwice(t, query)
-	req := exec.MetricRequest{Start: base.Add(shift).UnixNano(), End: base.Add(3*time.Hour + shift).UnixNano(), Step: step.Nanoseconds()}
+	req := metric.Request{Start: base.Add(shift).UnixNano(), End: base.Add(3*time.Hour + shift).UnixNano(), Step: step.Nanoseconds()}
 	req.Query = sparse
-	a, errA := exec.RunMetric(context.Background(), c, tn, req)
+	a, errA := metric.Run(context.Background(), c, tn, req)
 	req.Query = whole
-	b, errB := exec.RunMetric(context.Background(), c, tn, req)
+	b, errB := metric.Run(context.Background(), c, tn, req)
 	if fmt.Sprint(errA) != fmt.Sprint(errB) {
 		t.Fatalf("%s step %s: errors differ: %v vs %v", query, step, errA, errB)
 	}

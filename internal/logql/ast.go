@@ -7,7 +7,7 @@
 // whether it takes a parameter, a grouping or `| unwrap`, its precedence.
 // The parser, printer and validation read the rows; the planner and the
 // evaluator keep what they do per operator in their own table keyed by
-// the same constants (plan/ops.go, exec/metric_ops.go), so logql imports
+// the same constants (plan/ops.go, exec/metric/ops.go), so logql imports
 // neither and every package keeps its one job. A query names an operator
 // by its row's name and nothing else spells it.
 package logql

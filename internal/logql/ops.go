@@ -7,7 +7,7 @@ import (
 
 // The operator registry: every range and vector aggregation is a typed
 // constant with one row here holding what the language says of it. The
-// planner (plan/ops.go) and the evaluator (exec/metric_ops.go) keep their
+// planner (plan/ops.go) and the evaluator (exec/metric/ops.go) keep their
 // own behaviour per operator in one table each, keyed by these constants;
 // their tests fail for an operator registered here but missing there.
 

@@ -175,7 +175,7 @@ const (
 
 // askedAgain puts cs to Loki again: some answers of Loki's depend on its
 // map order or on which of its concurrent legs ends first (as which twin
-// series it reads first, see exec's jamTwins).
+// series it reads first, see exec/metric's jamTwins).
 func askedAgain(t *testing.T, ctx context.Context, loki string, cs Case, first, got Answer) reask {
 	varies := false
 	for range reasks {

@@ -88,7 +88,7 @@ type VectorAgg struct {
 // number of series of its answer, per sub-query, meets max_query_series.
 // Whole: the mapper divided nothing, so the querier's answer is the
 // sub-query's answer as it is (otherwise the frontend reads it step by
-// step, see exec's jamTwins).
+// step, see exec/metric's jamTwins).
 type QuerierAnswer struct {
 	Inner Metric
 	Whole bool

@@ -9,7 +9,8 @@ import (
 
 	"github.com/dustin/go-humanize"
 
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
+	"github.com/vloki/vloki/internal/exec/stages"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -89,7 +90,7 @@ func (d *detectedFields) addEntry(stream model.Labels, e model.Entry) {
 		note(d.add(l.Name, l.Value, nil), l.Value)
 	}
 	typed = map[string]bool{}
-	parsed := exec.DetectFields(stream, e.Line)
+	parsed := stages.DetectFields(stream, e.Line)
 	for _, l := range append(append(model.Labels{}, e.Parsed...), parsed.Fields...) {
 		if l.Name == "__error__" || l.Name == "__error_details__" || l.Name == "__preserve_error__" {
 			continue
@@ -126,7 +127,7 @@ func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *log
 			if v, ok := e.StructuredMetadata.Get(name); ok {
 				values[v] = true
 			}
-			parsed := exec.DetectFields(st.Labels, e.Line)
+			parsed := stages.DetectFields(st.Labels, e.Line)
 			for _, set := range []model.Labels{e.Parsed, parsed.Fields} {
 				if v, ok := set.Get(name); ok {
 					values[normalizeBytes(v)] = true
@@ -146,7 +147,7 @@ func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *log
 // structured metadata and parsed labels kept apart.
 func (q *Querier) detectedEntries(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr) ([]model.Stream, error) {
 	res, err := q.frontend.Range(ctx, t, frontend.RangeRequest{
-		Expr: sel, Start: req.Start, End: req.End, Limit: req.LineLimit, Direction: exec.Backward, Categorize: true,
+		Expr: sel, Start: req.Start, End: req.End, Limit: req.LineLimit, Direction: logs.Backward, Categorize: true,
 	})
 	if err != nil {
 		return nil, err

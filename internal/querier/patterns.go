@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -47,7 +47,7 @@ func (q *Querier) minePatterns(ctx context.Context, t tenant.ID, req *loghttp.Ra
 	}
 	res, err := q.frontend.Range(ctx, t, frontend.RangeRequest{
 		Expr: sel, Start: oldest, End: latest(now, req.End).Add(time.Nanosecond),
-		Limit: q.patterns.MaxLines, Direction: exec.Backward, Categorize: true,
+		Limit: q.patterns.MaxLines, Direction: logs.Backward, Categorize: true,
 		Metadata: []string{push.DetectedLevelLabel}, ShowDeleted: true,
 	})
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"iter"
 
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/indexstats"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
@@ -14,7 +14,7 @@ import (
 )
 
 // IndexStats are the streams, entries and line bytes a selector matches.
-type IndexStats = exec.IndexStats
+type IndexStats = indexstats.Stats
 
 // IndexStats answers Grafana's query-size hint for the selector ms over
 // [req.Start, req.End). VictoriaLogs has no chunks; each stream counts as
@@ -34,7 +34,7 @@ func (q *Querier) IndexStats(ctx context.Context, t tenant.ID, req *loghttp.Rang
 		if ok {
 			return st, nil
 		}
-		return exec.ReadIndexStats(ctx, q.storage, t, plan.StreamFilter(ms, f), start, end)
+		return indexstats.Read(ctx, q.storage, t, plan.StreamFilter(ms, f), start, end)
 	})
 }
 

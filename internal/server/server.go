@@ -8,12 +8,13 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"github.com/VictoriaMetrics/VictoriaMetrics/lib/flagutil"
 	"log/slog"
 	"net/http"
 	"os"
 	"runtime"
 	"time"
+
+	"github.com/VictoriaMetrics/VictoriaMetrics/lib/flagutil"
 
 	"github.com/vloki/vloki/internal/acklog"
 	"github.com/vloki/vloki/internal/api"
@@ -23,7 +24,7 @@ import (
 	"github.com/vloki/vloki/internal/dedup"
 	"github.com/vloki/vloki/internal/deletion"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/foreign"
 	"github.com/vloki/vloki/internal/frontend"
 	"github.com/vloki/vloki/internal/ingest"
@@ -149,7 +150,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if streams != nil {
 		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Wait: visible.Wait,
 			Lookup: func(ctx context.Context, t backend.Tenant, ls model.Labels, from, to int64, fn func(model.Entry)) error {
-				return exec.StoredEntries(ctx, c, t, ls, from, to, fn)
+				return logs.StoredEntries(ctx, c, t, ls, from, to, fn)
 			}}
 		w.Newest = streams.Newest
 		w.BeforeWrite = append(w.BeforeWrite, streams.Prepare)

@@ -11,7 +11,8 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/livetail"
+	"github.com/vloki/vloki/internal/exec/logs"
 	"github.com/vloki/vloki/internal/loghttp"
 	"github.com/vloki/vloki/internal/logql"
 	"github.com/vloki/vloki/internal/model"
@@ -41,7 +42,7 @@ type Config struct {
 	Visibility *visibility.Syncer
 	// History answers the history's log query as Loki's frontend answers
 	// a log query (frontend.Frontend.Logs).
-	History func(context.Context, *engine.LogRun) (*exec.LogResult, error)
+	History func(context.Context, *engine.LogRun) (*logs.Result, error)
 }
 
 // Service opens tails.
@@ -58,7 +59,7 @@ type Tail struct {
 	query *plan.LogQuery
 	// categorize is the client's categorize-labels flag.
 	categorize bool
-	live       *exec.Tail
+	live       *livetail.Tail
 	// ended reports the first live source to end.
 	ended chan error
 }
@@ -74,7 +75,7 @@ func (s *Service) Open(ctx context.Context, t tenant.ID, req *loghttp.TailQuery,
 	if err != nil {
 		return nil, err
 	}
-	live := exec.NewTail(lq, categorize, req.Start.UnixNano(), req.DelayFor, s.c.Pushes != nil && s.c.FromStorage)
+	live := livetail.New(lq, categorize, req.Start.UnixNano(), req.DelayFor, s.c.Pushes != nil && s.c.FromStorage)
 	return &Tail{s: s, t: t, req: req, query: lq, categorize: categorize, live: live, ended: make(chan error, 2)}, nil
 }
 
@@ -127,14 +128,14 @@ func (tl *Tail) history(ctx context.Context) ([]model.Stream, error) {
 	// Delete requests hide lines from the history only, as in Loki.
 	query := *tl.query
 	query.Hide(tl.s.c.Engine.Hidden(tl.t))
-	hist, err := tl.s.c.History(ctx, tl.s.c.Engine.Planned(tl.t, exec.LogRequest{
+	hist, err := tl.s.c.History(ctx, tl.s.c.Engine.Planned(tl.t, logs.Request{
 		Query: &query, Start: tl.req.Start.UnixNano(), End: now.UnixNano(), Limit: int(tl.req.Limit),
-		Direction: exec.Backward, Categorize: tl.categorize, KeepParsed: true,
+		Direction: logs.Backward, Categorize: tl.categorize, KeepParsed: true,
 	}))
 	if err != nil {
 		return nil, err
 	}
-	entries := exec.TailEntries(hist.Streams)
+	entries := livetail.Entries(hist.Streams)
 	tl.live.SetHistory(entries, len(entries) >= int(tl.req.Limit), now)
 	return entries, nil
 }

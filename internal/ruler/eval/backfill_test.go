@@ -22,7 +22,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	vmodel "github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
@@ -122,7 +122,7 @@ func (s scriptEngine) Instant(_ context.Context, _ backend.Tenant, req engine.In
 	k := req.Time.UnixNano() / int64(s.interval)
 	q := req.Expr.String()
 	series := func(pairs ...any) *engine.Result {
-		m := &exec.MetricResult{Kind: exec.Vector}
+		m := &metric.Result{Kind: metric.Vector}
 		for i := 0; i < len(pairs); i += 2 {
 			m.Series = append(m.Series, vmodel.Series{Metric: []vmodel.Label{{Name: "app", Value: pairs[i].(string)}},
 				Points: []vmodel.Point{{TimestampMs: req.Time.UnixMilli(), Value: pairs[i+1].(float64)}}})

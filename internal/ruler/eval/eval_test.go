@@ -22,7 +22,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	vmodel "github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
@@ -46,7 +46,7 @@ func (f *fakeEngine) Instant(_ context.Context, t backend.Tenant, req engine.Ins
 }
 
 func vectorResult(v float64, ls ...vmodel.Label) *engine.Result {
-	return &engine.Result{Metric: &exec.MetricResult{Kind: exec.Vector,
+	return &engine.Result{Metric: &metric.Result{Kind: metric.Vector,
 		Series: []vmodel.Series{{Metric: ls, Points: []vmodel.Point{{TimestampMs: 1000, Value: v}}}}}}
 }
 
@@ -69,7 +69,7 @@ func TestQueryFuncResults(t *testing.T) {
 		t.Errorf("tenant %v, waited %d", f.tenants[0], waited)
 	}
 
-	f.res = &engine.Result{Metric: &exec.MetricResult{Kind: exec.Scalar, Scalar: vmodel.Point{TimestampMs: 1000, Value: 2}}}
+	f.res = &engine.Result{Metric: &metric.Result{Kind: metric.Scalar, Scalar: vmodel.Point{TimestampMs: 1000, Value: 2}}}
 	v, err = q(context.Background(), `vector(2)`, ts)
 	if err != nil || len(v) != 1 || v[0].F != 2 || v[0].T != ts.UnixMilli() || v[0].Metric.Len() != 0 {
 		t.Fatalf("scalar: %v %v", v, err)
@@ -79,7 +79,7 @@ func TestQueryFuncResults(t *testing.T) {
 	if _, err := q(context.Background(), `{app="x"} |= "e"`, ts); err == nil || err.Error() != "rule result is not a vector or scalar" {
 		t.Errorf("log query: %v", err)
 	}
-	f.res = &engine.Result{Metric: &exec.MetricResult{Kind: exec.Matrix}}
+	f.res = &engine.Result{Metric: &metric.Result{Kind: metric.Matrix}}
 	if _, err := q(context.Background(), `count_over_time({app="x"}[5m])`, ts); err == nil || err.Error() != "rule result is not a vector or scalar" {
 		t.Errorf("matrix: %v", err)
 	}

@@ -22,7 +22,8 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/logs"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/logql"
 )
 
@@ -54,7 +55,7 @@ func QueryFunc(e Engine, t backend.Tenant, wait func(context.Context, backend.Te
 			// Loki's engine answers streams, which its ruler refuses.
 			return nil, ErrNotVectorOrScalar
 		}
-		res, err := e.Instant(ctx, t, engine.InstantRequest{Expr: expr, Time: ts, Direction: exec.Forward})
+		res, err := e.Instant(ctx, t, engine.InstantRequest{Expr: expr, Time: ts, Direction: logs.Forward})
 		if err != nil {
 			return nil, fmt.Errorf("rule evaluation failed: %w", err)
 		}
@@ -69,9 +70,9 @@ func toVector(res *engine.Result, ts time.Time) (promql.Vector, error) {
 	}
 	m := res.Metric
 	switch m.Kind {
-	case exec.Scalar:
+	case metric.Scalar:
 		return promql.Vector{{T: ts.UnixMilli(), F: m.Scalar.Value, Metric: labels.EmptyLabels()}}, nil
-	case exec.Vector:
+	case metric.Vector:
 		v := make(promql.Vector, 0, len(m.Series))
 		for _, s := range m.Series {
 			if len(s.Points) == 0 {

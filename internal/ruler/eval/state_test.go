@@ -14,7 +14,7 @@ import (
 
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec"
+	"github.com/vloki/vloki/internal/exec/metric"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
 
@@ -41,7 +41,7 @@ func (s *switchEngine) set(res *engine.Result) {
 }
 
 func emptyVector() *engine.Result {
-	return &engine.Result{Metric: &exec.MetricResult{Kind: exec.Vector}}
+	return &engine.Result{Metric: &metric.Result{Kind: metric.Vector}}
 }
 
 // stateFixture is a tenant t1's group g in namespace ns, with the
