@@ -30,7 +30,7 @@
 // is told to the subscribers, then numbered.
 //
 // Bounded: a tenant keeps the oldest entry of its last Config.Keep pushes
-// (between Keep and 2*Keep of them, 8 bytes each: at most 256 KiB per
+// (between Keep and 2*Keep of them, 8 bytes each: about 256 KiB per
 // tenant with Keep); asking about an older number answers "unknown", and
 // the caller assumes the worst. Only the last acknowledgement's time is
 // kept, as only it is read. Tenants are never forgotten: a tenant's entry
