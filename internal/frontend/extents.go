@@ -40,7 +40,8 @@ type Extent struct {
 // Bytes is what the extent holds.
 func (x *Extent) Bytes() int64 { return x.Steps.Bytes() + 16 }
 
-// AckLog tells the oldest entry timestamp pushed after a push number.
+// AckLog tells the oldest entry timestamp pushed after a push number: the
+// ledger of acknowledged pushes (acks.Ledger).
 type AckLog interface {
 	OldestSince(t backend.Tenant, seq uint64) (oldest int64, ok bool)
 }

@@ -29,9 +29,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/vloki/vloki/internal/acks"
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/model"
 )
 
 // Config configures the frontend.
@@ -55,6 +55,10 @@ type Config struct {
 	// every push up to it. It also lets label names and values over
 	// recent days be cached until the tenant's next push.
 	AckSeq func(backend.Tenant) uint64
+	// LastAck, when set, is the tenant's last acknowledged push (the
+	// ledger's, acks.Ledger.LastAck): a request does not join an execution
+	// that started before it.
+	LastAck func(backend.Tenant) acks.Ack
 	// Retention is the storage's retention (0: none), for AckSeq-keyed
 	// answers: rows it deletes change answers without a push.
 	Retention time.Duration
@@ -84,7 +88,6 @@ type Frontend struct {
 
 	mu          sync.Mutex
 	generations map[backend.Tenant]uint64
-	lastAck     map[backend.Tenant]time.Time
 }
 
 // Stats count what the frontend did, for /metrics.
@@ -96,32 +99,22 @@ type Stats struct {
 
 // New returns a frontend.
 func New(cfg Config) *Frontend {
-	return &Frontend{cfg: cfg, boot: rand.Text(), now: time.Now, generations: map[backend.Tenant]uint64{}, lastAck: map[backend.Tenant]time.Time{}}
+	return &Frontend{cfg: cfg, boot: rand.Text(), now: time.Now, generations: map[backend.Tenant]uint64{}}
 }
 
-// Acked is told of every push VictoriaLogs acknowledged: one carrying an
-// entry older than the freshness window invalidates the tenant's cached
-// answers; any push ends coalescing onto executions that started before it.
-func (f *Frontend) Acked(t backend.Tenant, streams []model.Stream) {
-	now := f.now()
-	cut := now.Add(-f.cfg.MaxCacheFreshness).UnixNano()
-	old := false
-	for _, s := range streams {
-		for _, e := range s.Entries {
-			old = old || e.TimestampNs < cut
-		}
+// Acked is told by the ledger of every push VictoriaLogs acknowledged: one
+// carrying an entry older than the freshness window invalidates the
+// tenant's cached answers.
+func (f *Frontend) Acked(p acks.Push) {
+	if p.Oldest >= f.now().Add(-f.cfg.MaxCacheFreshness).UnixNano() {
+		return
 	}
 	f.mu.Lock()
-	f.lastAck[t] = now
-	if old {
-		f.generations[t]++
-	}
+	f.generations[p.Tenant]++
 	f.mu.Unlock()
-	if old {
-		f.stats.invalidatedByOldPush.Add(1)
-		if f.cfg.Cache != nil {
-			f.cfg.Cache.Invalidate(context.Background(), tenantKey(t))
-		}
+	f.stats.invalidatedByOldPush.Add(1)
+	if f.cfg.Cache != nil {
+		f.cfg.Cache.Invalidate(context.Background(), tenantKey(p.Tenant))
 	}
 }
 
@@ -151,10 +144,9 @@ func (f *Frontend) generation(t backend.Tenant) uint64 {
 	return f.generations[t]
 }
 
+// ackedSince reports a push of t acknowledged after since.
 func (f *Frontend) ackedSince(t backend.Tenant, since time.Time) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.lastAck[t].After(since)
+	return f.cfg.LastAck != nil && f.cfg.LastAck(t).At.After(since)
 }
 
 // counters are Stats as they are kept: atomics, as every request counts.

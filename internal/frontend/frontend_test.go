@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vloki/vloki/internal/acks"
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/loghttp"
-	"github.com/vloki/vloki/internal/model"
 )
 
 // serve asks f for the answer to a request decoded as the edge decodes
@@ -125,13 +125,11 @@ func TestOldPushInvalidatesTheTenant(t *testing.T) {
 	old := now.Add(-time.Hour)
 	ask(f, h.serve, 1, old)
 	ask(f, h.serve, 2, old)
-	fresh := []model.Stream{{Entries: []model.Entry{{TimestampNs: now.UnixNano()}}}}
-	f.Acked(backend.Tenant{AccountID: 1}, fresh)
+	f.Acked(acks.Push{Tenant: backend.Tenant{AccountID: 1}, Oldest: now.UnixNano()})
 	if _, body := ask(f, h.serve, 1, old); body != "tenant 1 run 1" {
 		t.Fatalf("a push of new entries invalidated: %q", body)
 	}
-	late := []model.Stream{{Entries: []model.Entry{{TimestampNs: now.Add(-2 * time.Hour).UnixNano()}}}}
-	f.Acked(backend.Tenant{AccountID: 1}, late)
+	f.Acked(acks.Push{Tenant: backend.Tenant{AccountID: 1}, Oldest: now.Add(-2 * time.Hour).UnixNano()})
 	if _, body := ask(f, h.serve, 1, old); body != "tenant 1 run 3" {
 		t.Fatalf("a late push did not invalidate: %q", body)
 	}
@@ -162,6 +160,32 @@ func TestCoalescing(t *testing.T) {
 		if b != "tenant 1 run 1" {
 			t.Fatalf("bodies %q", bodies)
 		}
+	}
+}
+
+// TestCoalescingNeverJoinsAnExecutionOlderThanAPush: a request does not
+// share an execution that started before its tenant's last acknowledged
+// push (the ledger's LastAck); it runs its own.
+func TestCoalescingNeverJoinsAnExecutionOlderThanAPush(t *testing.T) {
+	f, h := newTest(true), &countingHandler{release: make(chan struct{})}
+	f.cfg.Cache = nil
+	ledger := acks.New(acks.Config{Now: func() time.Time { return now.Add(time.Second) }})
+	f.cfg.LastAck = ledger.LastAck
+	first := make(chan string)
+	go func() { _, body := ask(f, h.serve, 1, now); first <- body }()
+	for h.runs.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ledger.Acked(backend.Tenant{AccountID: 1}, nil) // after the execution started
+	second := make(chan string)
+	go func() { _, body := ask(f, h.serve, 1, now); second <- body }()
+	time.Sleep(20 * time.Millisecond) // the second request meets the first execution
+	close(h.release)
+	if body := <-first; body != "tenant 1 run 1" {
+		t.Fatalf("first: %q", body)
+	}
+	if body := <-second; body != "tenant 1 run 2" {
+		t.Fatalf("the request after a push shared an execution older than it: %q", body)
 	}
 }
 

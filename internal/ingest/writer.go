@@ -6,10 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vloki/vloki/internal/acks"
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/dedup"
 	"github.com/vloki/vloki/internal/limits"
-	"github.com/vloki/vloki/internal/model"
 	"github.com/vloki/vloki/internal/push"
 )
 
@@ -27,14 +27,12 @@ type Writer struct {
 	// (backend.SeqField) because their stream may already hold their
 	// timestamp.
 	Newest NewestFunc
-	// BeforeWrite are told of every push about to be written.
-	BeforeWrite []func(context.Context, backend.Tenant)
-	// OnAck are told of every push VictoriaLogs acknowledged (live tails,
-	// read-your-writes), in order.
-	OnAck []func(backend.Tenant, []model.Stream)
-	// OnFail are told of every push that failed once sent: VictoriaLogs
-	// may hold part of it.
-	OnFail []func(backend.Tenant)
+	// Acks (required) is the ledger of acknowledged pushes, told of every
+	// push about to be written, acknowledged by VictoriaLogs, or failed
+	// once sent (VictoriaLogs may hold part of it): the read-your-writes
+	// wait, the frontend, the live tails and the stream index learn of
+	// pushes there.
+	Acks *acks.Ledger
 
 	// closing is held for reading by every write; Drain takes it whole.
 	closing sync.RWMutex
@@ -44,8 +42,8 @@ type Writer struct {
 // ErrClosed answers pushes that arrive once the writer was drained.
 var ErrClosed = errors.New("vloki is shutting down: push refused, try again")
 
-// Drain waits for the writes in progress to finish, their OnAck and
-// OnFail told, and refuses the writes that follow.
+// Drain waits for the writes in progress to finish, the ledger told of
+// them, and refuses the writes that follow.
 func (w *Writer) Drain() {
 	w.closing.Lock()
 	w.closed = true
@@ -79,15 +77,13 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 	renameClashingMetadata(streams)
 	// Loki's ingesters drop repeats after its distributor counted the rate.
 	streams = dedup.Within(streams)
-	for _, f := range w.BeforeWrite {
-		f(ctx, t)
-	}
+	w.Acks.Writing(ctx, t)
 	if w.Dedup != nil {
 		kept, done, err := w.Dedup.Begin(ctx, t, streams)
 		if err != nil {
 			return err
 		}
-		defer done() // once acknowledged and told: the next push of these streams sees them
+		defer done() // once acknowledged and in the ledger: the next push of these streams sees them
 		if streams = kept; len(streams) == 0 {
 			return nil // every entry was there already: Loki accepts the push
 		}
@@ -98,13 +94,9 @@ func (w *Writer) Write(ctx context.Context, t backend.Tenant, req *push.Request,
 		return &push.Error{Status: 400, Msg: err.Error()}
 	}
 	if err := w.Backend.PushLoki(ctx, t, body); err != nil {
-		for _, f := range w.OnFail {
-			f(t)
-		}
+		w.Acks.Failed(t)
 		return err
 	}
-	for _, f := range w.OnAck {
-		f(t, streams)
-	}
+	w.Acks.Acked(t, streams)
 	return nil
 }

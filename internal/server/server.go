@@ -16,7 +16,7 @@ import (
 
 	"github.com/VictoriaMetrics/VictoriaMetrics/lib/flagutil"
 
-	"github.com/vloki/vloki/internal/acklog"
+	"github.com/vloki/vloki/internal/acks"
 	"github.com/vloki/vloki/internal/api"
 	"github.com/vloki/vloki/internal/backend"
 	"github.com/vloki/vloki/internal/backend/embedded"
@@ -127,25 +127,19 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if err := otlpConfig.Compile(); err != nil {
 		return nil, fmt.Errorf("limits.otlp_config: %w", err)
 	}
-	tails, visible := tailhub.New(), visibility.New(c.Flush)
 	var retention flagutil.RetentionDuration
 	if err := retention.Set(cfg.Storage.Retention); err != nil {
 		return nil, fmt.Errorf("storage.retention: %w", err)
 	}
-	var acks *acklog.Log
-	if soleWriter(cfg) {
-		acks = acklog.New()
-	}
-	front := newFrontend(cfg.Frontend, m, log, visible.Wait, acks, retention.Duration())
+	ledger, history := newLedger(cfg)
+	tails, visible := tailhub.New(), visibility.New(c.Flush, ledger)
+	front := newFrontend(cfg.Frontend, m, log, visible.Wait, ledger, history, retention.Duration())
 	// Answers cached under a tenant's old limits must not be served.
 	stopRuntime, err := startRuntimeConfig(cfg.RuntimeConfig, overrides, resolver.Map, front.Invalidate, log, m)
 	if err != nil {
 		return nil, err
 	}
-	w := &ingest.Writer{Backend: c, Limits: overrides, Rate: ingest.NewRateLimiter(overrides), OnAck: []func(backend.Tenant, []model.Stream){
-		tails.Publish, func(t backend.Tenant, _ []model.Stream) { visible.Acked(t) }, front.Acked,
-		func(_ backend.Tenant, streams []model.Stream) { m.ObservePush(ingest.Size(streams)) },
-	}}
+	w := &ingest.Writer{Backend: c, Limits: overrides, Rate: ingest.NewRateLimiter(overrides), Acks: ledger}
 	streams := newStreamIndex(cfg, c, m, retention.Duration())
 	if streams != nil {
 		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Wait: visible.Wait,
@@ -153,21 +147,12 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 				return logs.StoredEntries(ctx, c, t, ls, from, to, fn)
 			}}
 		w.Newest = streams.Newest
-		w.BeforeWrite = append(w.BeforeWrite, streams.Prepare)
-		w.OnAck = append(w.OnAck, streams.Acked)
-		w.OnFail = append(w.OnFail, streams.Failed)
 	}
 	var livePatterns *patterns.Live[backend.Tenant]
 	if streams != nil && cfg.Patterns.Enabled {
 		livePatterns = patterns.NewLive[backend.Tenant](cfg.Patterns.MaxLiveStreams, nil)
-		w.OnAck = append(w.OnAck, livePatterns.Push)
 	}
-	if acks != nil {
-		// After visible.Acked: a request that reads a push's number also
-		// waits for that push to be searchable.
-		w.OnAck = append(w.OnAck, acks.Acked)
-		w.OnFail = append(w.OnFail, acks.Failed)
-	}
+	ledger.Subscribe(pushSubscribers(tails, front, m, streams, livePatterns)...)
 	eng := engine.New(c, overrides, foreignConfig(cfg))
 	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams, livePatterns)
 	if err != nil {
@@ -177,7 +162,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if deletes != nil {
 		eng = eng.WithHidden(deletes.Store.Hidden)
 	}
-	front.Over(eng, newExtents(cfg.Frontend, m, acks))
+	front.Over(eng, newExtents(cfg.Frontend, m, history))
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()
@@ -427,16 +412,54 @@ func newQueue(c config.QueryScheduler) *queue.Queue {
 	return queue.New(queue.Config{MaxConcurrent: all, MaxLong: long, MaxOutstandingPerTenant: c.MaxOutstandingPerTenant})
 }
 
+// newLedger builds the ledger of acknowledged pushes. With vloki the only
+// writer it keeps each tenant's recent pushes (history, the same ledger):
+// their numbers and oldest entries then say everything that changed;
+// otherwise history is nil and only each tenant's last acknowledgement is
+// read.
+func newLedger(cfg config.Config) (ledger, history *acks.Ledger) {
+	if !soleWriter(cfg) {
+		return acks.New(acks.Config{}), nil
+	}
+	ledger = acks.New(acks.Config{Keep: acks.Keep})
+	return ledger, ledger
+}
+
+// pushSubscribers are the consumers of each push's streams, in the order
+// the ledger tells them. The ledger tells them after it recorded the
+// push's acknowledgement (a read prompted by any of them waits for the
+// push to be searchable) and before it numbers the push (an answer cached
+// until the tenant's next push holds every push up to its number, the
+// stream index's included). The live tails come first, their delivery
+// being what a user watches; the frontend comes last: a push of old
+// entries moves the tenant's cache generation on only once the stream
+// index and the live patterns hold it, so an answer they give under the
+// new generation has it.
+func pushSubscribers(tails *tailhub.Hub, front *frontend.Frontend, m *metrics.Metrics, streams *streamindex.Index,
+	livePatterns *patterns.Live[backend.Tenant]) []acks.Subscriber {
+	subs := []acks.Subscriber{
+		{Acked: acks.Streams(tails.Publish)},
+		{Acked: func(p acks.Push) { m.ObservePush(ingest.Size(p.Streams)) }},
+	}
+	if streams != nil {
+		subs = append(subs, acks.Subscriber{Writing: streams.Prepare, Acked: acks.Streams(streams.Acked), Failed: streams.Failed})
+	}
+	if livePatterns != nil {
+		subs = append(subs, acks.Subscriber{Acked: acks.Streams(livePatterns.Push)})
+	}
+	return append(subs, acks.Subscriber{Acked: front.Acked})
+}
+
 // newExtents builds the store of range queries' frozen steps, nil when
-// off.
-func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *frontend.Extents {
+// off; history, when set, is the ledger whose pushes drop kept steps.
+func newExtents(c config.Frontend, m *metrics.Metrics, history *acks.Ledger) *frontend.Extents {
 	if !c.CacheResults || c.ExtentsMaxBytes <= 0 {
 		return nil
 	}
 	store := frontend.NewExtentStore[*frontend.Extent](c.ExtentsMaxBytes)
 	x := &frontend.Extents{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now}
-	if acks != nil {
-		x.Acks = acks
+	if history != nil {
+		x.Acks = history
 	}
 	m.RegisterExtents(func() metrics.ExtentFigures {
 		f := metrics.ExtentFigures{}
@@ -449,11 +472,11 @@ func newExtents(c config.Frontend, m *metrics.Metrics, acks *acklog.Log) *fronte
 
 // newFrontend builds the query frontend and exposes its figures.
 func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error,
-	acks *acklog.Log, retention time.Duration) *frontend.Frontend {
+	ledger, history *acks.Ledger, retention time.Duration) *frontend.Frontend {
 	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible,
-		Retention: retention}
-	if acks != nil {
-		fc.AckSeq = acks.Seq
+		LastAck: ledger.LastAck, Retention: retention}
+	if history != nil {
+		fc.AckSeq = history.Seq
 	}
 	var mem *frontend.Memory
 	if c.CacheResults {

@@ -9,6 +9,8 @@
 // Flushes are shared: one runs at a time, at most one every MinGap, and a
 // read waits only for the first flush that started after its tenant's
 // last acknowledgement. Reads of tenants that did not push pay nothing.
+// The acknowledgements are read from the ledger of acknowledged pushes
+// (acks.Ledger); this package keeps only the flushes.
 package visibility
 
 import (
@@ -17,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vloki/vloki/internal/acks"
 	"github.com/vloki/vloki/internal/backend"
 )
 
@@ -30,24 +33,18 @@ const (
 	MinGap = 20 * time.Millisecond
 )
 
-// Syncer tracks acknowledgements and flushes before reads.
+// Syncer flushes before reads that may not see their tenant's
+// acknowledged pushes.
 type Syncer struct {
 	flush func(context.Context) error
+	acks  *acks.Ledger
 	now   func() time.Time
 
 	mu        sync.Mutex
-	seq       uint64 // acknowledgements so far
-	flushed   uint64 // every acknowledgement up to this one is visible
-	tenants   map[backend.Tenant]ack
+	flushed   uint64 // every acknowledgement up to this one (acks.Ack.Order) is visible
 	inflight  *flushCall
 	lastFlush time.Time
 	disabled  bool // the backend cannot flush (a cluster's vlselect)
-	pruned    time.Time
-}
-
-type ack struct {
-	seq uint64
-	at  time.Time
 }
 
 // flushCall is one flush; acknowledgements up to seq are visible after it.
@@ -56,26 +53,10 @@ type flushCall struct {
 	done chan struct{}
 }
 
-// New returns a Syncer that makes rows searchable with flush.
-func New(flush func(context.Context) error) *Syncer {
-	return &Syncer{flush: flush, now: time.Now, tenants: map[backend.Tenant]ack{}}
-}
-
-// Acked records that VictoriaLogs acknowledged a push of t.
-func (s *Syncer) Acked(t backend.Tenant) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	now := s.now()
-	s.tenants[t] = ack{seq: s.seq, at: now}
-	if now.Sub(s.pruned) > Window {
-		for k, a := range s.tenants {
-			if now.Sub(a.at) > Window {
-				delete(s.tenants, k)
-			}
-		}
-		s.pruned = now
-	}
+// New returns a Syncer that makes the pushes acknowledged in ledger
+// searchable with flush.
+func New(flush func(context.Context) error, ledger *acks.Ledger) *Syncer {
+	return &Syncer{flush: flush, acks: ledger, now: time.Now}
 }
 
 // Wait returns once every push of t acknowledged so far is searchable, or
@@ -85,8 +66,8 @@ func (s *Syncer) Wait(ctx context.Context, t backend.Tenant) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for {
-		a, ok := s.tenants[t]
-		if !ok || s.disabled || a.seq <= s.flushed || s.now().Sub(a.at) > Window {
+		a := s.acks.LastAck(t)
+		if a.Order == 0 || s.disabled || a.Order <= s.flushed || s.now().Sub(a.At) > Window {
 			return nil
 		}
 		call := s.inflight
@@ -101,7 +82,7 @@ func (s *Syncer) Wait(ctx context.Context, t backend.Tenant) error {
 			return ctx.Err()
 		}
 		s.mu.Lock()
-		if call.seq >= a.seq {
+		if call.seq >= a.Order {
 			return nil // covered, flushed or failed
 		}
 	}
@@ -109,7 +90,7 @@ func (s *Syncer) Wait(ctx context.Context, t backend.Tenant) error {
 
 // startLocked starts a flush covering every acknowledgement so far.
 func (s *Syncer) startLocked() *flushCall {
-	call := &flushCall{seq: s.seq, done: make(chan struct{})}
+	call := &flushCall{seq: s.acks.Acknowledged(), done: make(chan struct{})}
 	s.inflight = call
 	wait := MinGap - s.now().Sub(s.lastFlush)
 	go func() {

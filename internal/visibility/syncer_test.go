@@ -7,8 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vloki/vloki/internal/acks"
 	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/model"
 )
+
+// pushed is a one-entry push.
+var pushed = []model.Stream{{Entries: []model.Entry{{TimestampNs: 1}}}}
 
 // countingFlush counts flushes and can hold them until released.
 type countingFlush struct {
@@ -27,7 +32,7 @@ func (f *countingFlush) flush(context.Context) error {
 
 func TestNoPushNoFlush(t *testing.T) {
 	f := &countingFlush{}
-	s := New(f.flush)
+	s := New(f.flush, acks.New(acks.Config{}))
 	if err := s.Wait(context.Background(), backend.Tenant{}); err != nil || f.n.Load() != 0 {
 		t.Fatalf("err %v, %d flushes", err, f.n.Load())
 	}
@@ -35,9 +40,10 @@ func TestNoPushNoFlush(t *testing.T) {
 
 func TestReadsShareOneFlushAfterTheirAck(t *testing.T) {
 	f := &countingFlush{}
-	s := New(f.flush)
+	ledger := acks.New(acks.Config{})
+	s := New(f.flush, ledger)
 	a, b := backend.Tenant{AccountID: 1}, backend.Tenant{AccountID: 2}
-	s.Acked(a)
+	ledger.Acked(a, pushed)
 	var wg sync.WaitGroup
 	for range 10 {
 		wg.Add(1)
@@ -56,15 +62,16 @@ func TestReadsShareOneFlushAfterTheirAck(t *testing.T) {
 
 func TestAckDuringFlushNeedsAnother(t *testing.T) {
 	f := &countingFlush{release: make(chan struct{})}
-	s := New(f.flush)
+	ledger := acks.New(acks.Config{})
+	s := New(f.flush, ledger)
 	tn := backend.Tenant{}
-	s.Acked(tn)
+	ledger.Acked(tn, pushed)
 	first := make(chan struct{})
 	go func() { _ = s.Wait(context.Background(), tn); close(first) }()
 	for f.n.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
-	s.Acked(tn) // acknowledged after the running flush began
+	ledger.Acked(tn, pushed) // acknowledged after the running flush began
 	second := make(chan struct{})
 	go func() { _ = s.Wait(context.Background(), tn); close(second) }()
 	f.release <- struct{}{}
@@ -78,20 +85,43 @@ func TestAckDuringFlushNeedsAnother(t *testing.T) {
 
 func TestOldAcksAndUnsupportedBackends(t *testing.T) {
 	f := &countingFlush{err: &backend.Error{Status: 404}}
-	s := New(f.flush)
 	now := time.Unix(1000, 0)
-	s.now = func() time.Time { return now }
-	s.Acked(backend.Tenant{})
+	clock := func() time.Time { return now }
+	ledger := acks.New(acks.Config{Now: clock})
+	s := New(f.flush, ledger)
+	s.now = clock
+	ledger.Acked(backend.Tenant{}, pushed)
 	now = now.Add(Window + time.Second)
 	_ = s.Wait(context.Background(), backend.Tenant{})
 	if f.n.Load() != 0 {
 		t.Fatal("flushed for an acknowledgement VictoriaLogs already shows")
 	}
-	s.Acked(backend.Tenant{})
+	ledger.Acked(backend.Tenant{}, pushed)
 	_ = s.Wait(context.Background(), backend.Tenant{})
-	s.Acked(backend.Tenant{})
+	ledger.Acked(backend.Tenant{}, pushed)
 	_ = s.Wait(context.Background(), backend.Tenant{})
 	if f.n.Load() != 1 {
 		t.Fatalf("%d flushes: a backend without force_flush is asked once", f.n.Load())
+	}
+}
+
+// TestWaitCoversAPushItsSubscribersAreToldOf: the ledger records an
+// acknowledgement before it tells the push's subscribers (and before it
+// numbers the push), so a read that learns of the push from any of them
+// waits for it.
+func TestWaitCoversAPushItsSubscribersAreToldOf(t *testing.T) {
+	f := &countingFlush{}
+	ledger := acks.New(acks.Config{Keep: acks.Keep})
+	s := New(f.flush, ledger)
+	ledger.Subscribe(acks.Subscriber{Acked: func(p acks.Push) {
+		_ = s.Wait(context.Background(), p.Tenant)
+		if f.n.Load() != 1 {
+			t.Errorf("a subscriber's read did not wait for the push it was told of: %d flushes", f.n.Load())
+		}
+	}})
+	ledger.Acked(backend.Tenant{AccountID: 9}, pushed)
+	_ = s.Wait(context.Background(), backend.Tenant{AccountID: 9})
+	if f.n.Load() != 1 {
+		t.Fatalf("%d flushes", f.n.Load())
 	}
 }
