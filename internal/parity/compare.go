@@ -221,7 +221,27 @@ func (c *comparer) values(where string, w, g any) {
 	if c.float10 && close10(w, g) {
 		return
 	}
+	if wl, ok := w.([]any); ok {
+		if gl, ok := g.([]any); ok {
+			c.addf("%s: %s", where, firstDifference(gl, wl))
+			return
+		}
+	}
 	c.addf("%s: %s, Loki %s", where, clip(b), clip(a))
+}
+
+// firstDifference describes where two lists of points part: their lengths
+// and the first point that differs, with its neighbours.
+func firstDifference(got, want []any) string {
+	i := 0
+	for i < len(got) && i < len(want) && canon(got[i]) == canon(want[i]) {
+		i++
+	}
+	around := func(l []any) string {
+		lo, hi := max(i-1, 0), min(i+2, len(l))
+		return clip(canon(l[lo:hi]))
+	}
+	return fmt.Sprintf("%d points, Loki %d; from point %d: %s, Loki %s", len(got), len(want), i, around(got), around(want))
 }
 
 // close10 reports values equal to 10 significant digits: a relative

@@ -452,6 +452,19 @@ func sumOfRange(e *logql.VectorAggregationExpr, inner Metric) *SumOfRange {
 	return &SumOfRange{Range: ra, By: by, LinesOnly: linesOnly}
 }
 
+// UnderSum is the range aggregation as a sum grouped by `by` reads it: with
+// the sum's grouping injected where Loki injects it (a copy), else as it
+// is. SumOfRange's rows path reads it so: per-group counts over a window,
+// not per-stream rates added up, which round otherwise.
+func (ra *RangeAgg) UnderSum(by []string) *RangeAgg {
+	if !ra.canInjectGrouping() {
+		return ra
+	}
+	cp := *ra
+	cp.InjectSumGrouping(&logql.Grouping{Groups: by})
+	return &cp
+}
+
 // InjectSumGrouping gives the range aggregation the grouping of the sum
 // over it (nil: none): Loki extracts the samples already grouped as the
 // sum groups, one series per group, its samples summed in time order.

@@ -44,7 +44,7 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 	}
 	// Buckets too fine to be worth it, or lines only vloki can measure:
 	// sum the rows instead.
-	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range}
+	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range.UnderSum(m.By)}
 	return ev.vectorAgg(ctx, raw)
 }
 
