@@ -56,7 +56,7 @@ func (e *Engine) Metric(ctx context.Context, t backend.Tenant, q MetricQuery) (*
 			return nil, err
 		}
 	}
-	f, err := e.Foreign(ctx, t, q.Start-maxRange(se), q.End)
+	f, err := e.Foreign(ctx, t, q.Start-int64(logql.LongestReach(se)), q.End)
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +102,7 @@ func checkSplitLengths(maxLength time.Duration, q MetricQuery, se logql.SampleEx
 	if len(splits) == 0 {
 		splits = []metric.SplitRange{{Start: q.Start, End: q.End}}
 	}
-	longest := longestRange(se)
+	longest := int64(logql.LongestRange(se))
 	for i := range splits {
 		sp := splits[i]
 		if q.Backward {
@@ -114,32 +114,6 @@ func checkSplitLengths(maxLength time.Duration, q MetricQuery, se logql.SampleEx
 		}
 	}
 	return nil
-}
-
-// maxRange is the longest range plus offset of the query's range
-// aggregations: how far before the first step the query reads.
-func maxRange(e logql.SampleExpr) int64 {
-	var out int64
-	logql.Walk(e, func(n logql.Expr) bool {
-		if r, ok := n.(*logql.RangeAggregationExpr); ok {
-			out = max(out, int64(r.Left.Interval+r.Left.Offset))
-		}
-		return true
-	})
-	return out
-}
-
-// longestRange is the longest range of the query's range aggregations,
-// without offsets.
-func longestRange(e logql.SampleExpr) int64 {
-	var out int64
-	logql.Walk(e, func(n logql.Expr) bool {
-		if r, ok := n.(*logql.RangeAggregationExpr); ok {
-			out = max(out, int64(r.Left.Interval))
-		}
-		return true
-	})
-	return out
 }
 
 // sortsByValue reports a sort or sort_desc anywhere in the query, which

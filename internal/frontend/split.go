@@ -64,12 +64,5 @@ func nextIntervalBoundary(t, step, interval int64) int64 {
 // default, or the longest range when longer (reduceSplitIntervalForRangeVector;
 // offsets do not count there).
 func splitIntervalFor(e logql.SampleExpr) int64 {
-	var longest int64
-	logql.Walk(e, func(n logql.Expr) bool {
-		if r, ok := n.(*logql.RangeAggregationExpr); ok {
-			longest = max(longest, int64(r.Left.Interval))
-		}
-		return true
-	})
-	return max(splitInterval, longest)
+	return max(splitInterval, int64(logql.LongestRange(e)))
 }

@@ -73,18 +73,6 @@ func readsAhead(e logql.Expr) bool {
 	return found
 }
 
-// longestRange is the longest range of the query's range aggregations.
-func longestRange(e logql.Expr) time.Duration {
-	var out time.Duration
-	logql.Walk(e, func(n logql.Expr) bool {
-		if r, ok := n.(*logql.RangeAggregationExpr); ok {
-			out = max(out, r.Left.Interval)
-		}
-		return true
-	})
-	return out
-}
-
 // has reports whether the parameter was given a value.
 func (f *Form) has(name string) bool { return f.values.Get(name) != "" }
 
@@ -97,14 +85,14 @@ func spanOf(start, end time.Time) time.Duration {
 // (Expr; nil when the query is a selector read by another endpoint).
 func (q *RangeQuery) Identify(f *Form, h Headers) {
 	q.Headers = h
-	q.Identity = h.identity(f, q.End, !f.has("end"), spanOf(q.Start, q.End)+longestRange(q.Expr))
+	q.Identity = h.identity(f, q.End, !f.has("end"), spanOf(q.Start, q.End)+logql.LongestRange(q.Expr))
 	q.Identity.Uncacheable = q.Expr != nil && readsAhead(q.Expr)
 }
 
 // Identify sets an instant query's identity once its query is parsed.
 func (q *InstantQuery) Identify(f *Form, h Headers) {
 	q.Headers = h
-	q.Identity = h.identity(f, q.Time, !f.has("time"), longestRange(q.Expr))
+	q.Identity = h.identity(f, q.Time, !f.has("time"), logql.LongestRange(q.Expr))
 	q.Identity.Uncacheable = q.Expr != nil && readsAhead(q.Expr)
 }
 
