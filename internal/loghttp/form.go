@@ -9,11 +9,10 @@ import (
 )
 
 // Form is a request's parameters, read from it once at the edge
-// (ReadForm). The decoders note every parameter they read with a value:
-// those are what the answer depends on, and Key lists them.
+// (ReadForm), sorted by name (each name's values in the order given): the
+// decoders read them, and Key lists them to identify the answer.
 type Form struct {
-	values url.Values
-	read   []param
+	params []param
 }
 
 type param struct{ name, value string }
@@ -25,53 +24,97 @@ var formsRead atomic.Uint64
 // request's once, at the edge; the decode-once test counts them).
 func FormsRead() uint64 { return formsRead.Load() }
 
-// ReadForm reads the request's parameters (query string and form body).
+// ReadForm reads the request's parameters: a GET's straight from its
+// query string (sparing the url.Values map), anything else's, and a query
+// string Go's parser would refuse, with ParseForm, whose errors are the
+// answer's.
 func ReadForm(r *http.Request) (*Form, error) {
 	formsRead.Add(1)
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		if ps, ok := queryParams(r.URL.RawQuery); ok {
+			return &Form{params: sorted(ps)}, nil
+		}
+	}
 	if err := r.ParseForm(); err != nil {
 		return nil, &Error{Msg: err.Error()}
 	}
-	return &Form{values: r.Form}, nil
+	return FormOf(r.Form), nil
+}
+
+// queryParams reads a raw query string; false when Go's parser would
+// refuse it (semicolons, bad escapes).
+func queryParams(raw string) ([]param, bool) {
+	ps := make([]param, 0, strings.Count(raw, "&")+1)
+	for raw != "" {
+		var pair string
+		pair, raw, _ = strings.Cut(raw, "&")
+		if pair == "" {
+			continue
+		}
+		if strings.Contains(pair, ";") {
+			return nil, false
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			return nil, false
+		}
+		value, err := url.QueryUnescape(v)
+		if err != nil {
+			return nil, false
+		}
+		ps = append(ps, param{name, value})
+	}
+	return ps, true
 }
 
 // FormOf is a Form over given values, for callers that are not HTTP
-// requests (the ruler's backfill, tests).
-func FormOf(values url.Values) *Form { return &Form{values: values} }
-
-// get is the parameter's first value, noted for the key when set.
-func (f *Form) get(name string) string {
-	v := f.values.Get(name)
-	if v != "" {
-		f.note(name, v)
-	}
-	return v
-}
-
-// all is every value of the parameter, each noted for the key.
-func (f *Form) all(name string) []string {
-	vs := f.values[name]
-	for _, v := range vs {
-		f.note(name, v)
-	}
-	return vs
-}
-
-func (f *Form) note(name, value string) {
-	for _, p := range f.read {
-		if p.name == name && p.value == value {
-			return
+// requests (tests) and for parsed forms.
+func FormOf(values url.Values) *Form {
+	var ps []param
+	for k, vs := range values {
+		for _, v := range vs {
+			ps = append(ps, param{k, v})
 		}
 	}
-	f.read = append(f.read, param{name, value})
+	return &Form{params: sorted(ps)}
 }
 
-// Key lists the parameters the decoders read, by name (each name's values
-// in the order given), leaving out those named in except.
-func (f *Form) Key(except ...string) string {
-	ps := slices.Clone(f.read)
+// sorted orders parameters by name, each name's values as given.
+func sorted(ps []param) []param {
 	slices.SortStableFunc(ps, func(a, b param) int { return strings.Compare(a.name, b.name) })
+	return ps
+}
+
+// get is the parameter's first value.
+func (f *Form) get(name string) string {
+	for _, p := range f.params {
+		if p.name == name {
+			return p.value
+		}
+	}
+	return ""
+}
+
+// all is every value of the parameter.
+func (f *Form) all(name string) []string {
+	var out []string
+	for _, p := range f.params {
+		if p.name == name {
+			out = append(out, p.value)
+		}
+	}
+	return out
+}
+
+// has reports whether the parameter was given a value.
+func (f *Form) has(name string) bool { return f.get(name) != "" }
+
+// Key lists the parameters by name (each name's values in the order
+// given), leaving out those named in except.
+func (f *Form) Key(except ...string) string {
 	var b strings.Builder
-	for _, p := range ps {
+	for _, p := range f.params {
 		if slices.Contains(except, p.name) {
 			continue
 		}

@@ -73,9 +73,6 @@ func readsAhead(e logql.Expr) bool {
 	return found
 }
 
-// has reports whether the parameter was given a value.
-func (f *Form) has(name string) bool { return f.values.Get(name) != "" }
-
 // spanOf is how long [start, end] is, zero when reversed.
 func spanOf(start, end time.Time) time.Duration {
 	return max(end.Sub(start), 0)

@@ -3,13 +3,46 @@ package logql
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/vloki/vloki/internal/logql/pattern"
 )
 
 // ParseExpr parses and validates a query as Loki's syntax.ParseExpr does.
+// Dashboards send the same queries again and again: a text parsed before
+// gives the same expression, shared (expressions are never changed once
+// parsed: later layers build their own plans and copies).
 func ParseExpr(input string) (Expr, error) {
+	parses.Add(1)
+	if p, ok := parsedCache.Load(input); ok {
+		return p.(parsed).e, p.(parsed).err
+	}
+	e, err := parseValidated(input)
+	if parsedCount.Add(1) > maxCachedParses {
+		parsedCache.Clear()
+		parsedCount.Store(0)
+	}
+	parsedCache.Store(input, parsed{e, err})
+	return e, err
+}
+
+// parsed is a text's parse, kept in parsedCache.
+type parsed struct {
+	e   Expr
+	err error
+}
+
+// maxCachedParses bounds parsedCache (dropped whole past it), as the
+// regexp cache is bounded.
+const maxCachedParses = 4096
+
+var (
+	parsedCache sync.Map // query text → parsed
+	parsedCount atomic.Int32
+)
+
+func parseValidated(input string) (Expr, error) {
 	e, err := parseUnvalidated(input)
 	if err != nil {
 		return nil, err
@@ -48,14 +81,14 @@ func ParseForFormat(input string) (Expr, error) {
 	return e, nil
 }
 
-// parses counts queries parsed: a test holds each request to one parse.
+// parses counts the queries asked to be parsed (ParseExpr, validated or
+// not): a test holds each request to one.
 var parses atomic.Uint64
 
-// Parses is how many queries were parsed so far.
+// Parses is how many queries were asked to be parsed so far.
 func Parses() uint64 { return parses.Load() }
 
 func parseWith(p *parser) (Expr, error) {
-	parses.Add(1)
 	defer p.lex.release()
 	p.advance()
 	e, err := p.parseExpr(0)
@@ -102,6 +135,7 @@ func parseMaybeValidated(input string, validate bool) (Expr, error) {
 	if validate {
 		return ParseExpr(input)
 	}
+	parses.Add(1)
 	return parseUnvalidated(input)
 }
 
