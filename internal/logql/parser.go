@@ -159,27 +159,7 @@ func tokenNames(others map[string]string) map[string]string {
 }
 
 // tokenName names the current token as Loki's errors do.
-func (p *parser) tokenName() string {
-	if p.tok.kind == tIdent {
-		if n, ok := functionTokenNames[strings.ToLower(p.tok.text)]; ok && p.isCall() {
-			return n
-		}
-	}
-	return p.tok.name()
-}
-
-// isCall is Loki's test for a function name: `(` follows, or `by` or
-// `without` and then `(`.
-func (p *parser) isCall() bool {
-	next, after := p.lex.peek2()
-	if next.isPunctText("(") {
-		return true
-	}
-	if next.kind == tIdent && (strings.EqualFold(next.text, "by") || strings.EqualFold(next.text, "without")) {
-		return after.isPunctText("(")
-	}
-	return false
-}
+func (p *parser) tokenName() string { return p.tok.name() }
 
 // parseSelector reads `{name op "value", ...}` after the opening brace.
 func (p *parser) parseSelector() (*MatchersExpr, error) {
@@ -303,10 +283,10 @@ func (p *parser) parseStage() (Stage, error) {
 		}
 		return &KeepLabelsExpr{Items: items}, nil
 	}
-	if strings.EqualFold(t.text, "json") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "json") {
 		return p.parseJSONStage()
 	}
-	if strings.EqualFold(t.text, "logfmt") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "logfmt") {
 		return p.parseLogfmtStage()
 	}
 	if strings.EqualFold(t.text, "line_format") {
@@ -323,7 +303,7 @@ func (p *parser) parseStage() (Stage, error) {
 		p.advance()
 		return &DecolorizeExpr{}, nil
 	}
-	if strings.EqualFold(t.text, "pattern") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "pattern") {
 		if p.advance().kind != tString {
 			return nil, p.syntaxError("STRING")
 		}
@@ -338,7 +318,7 @@ func (p *parser) parseStage() (Stage, error) {
 		}
 		return &LabelParserExpr{Op: "pattern", Param: src, Pattern: e}, nil
 	}
-	if strings.EqualFold(t.text, "regexp") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "regexp") {
 		if p.advance().kind != tString {
 			return nil, p.syntaxError("STRING")
 		}
@@ -406,7 +386,7 @@ func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, error) {
 		v := p.advance()
 		var ip *IPMatcher
 		switch {
-		case v.kind == tIdent && strings.EqualFold(v.text, "ip"):
+		case v.kind == tIdent && v.call && strings.EqualFold(v.text, "ip"):
 			pattern, err := p.parseIPCall()
 			if err != nil {
 				return nil, err
