@@ -8,23 +8,42 @@ import (
 	"github.com/vloki/vloki/internal/logql/pattern"
 )
 
-// ParseExpr parses and validates a query as Loki's syntax.ParseExpr does.
+// ParseExpr parses and validates a query as Loki's syntax.ParseExpr does,
+// then reports the stage Loki would fail to build (see firstStageError).
 func ParseExpr(input string) (Expr, error) {
-	e, err := parseUnvalidated(input)
-	if err != nil {
-		return nil, err
+	e, failed, err := parseStrict(input)
+	if err == nil {
+		err = validate(e)
 	}
-	if err := validate(e); err != nil {
+	if err == nil {
+		err = firstStageError(e, failed)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
+// parseUnvalidated parses without Loki's validation; a stage that fails
+// to build is still an error.
 func parseUnvalidated(input string) (Expr, error) {
-	if len(input) >= maxInputSize {
-		return nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
+	e, failed, err := parseStrict(input)
+	if err == nil {
+		err = firstStageError(e, failed)
 	}
-	return parseWith(&parser{lex: newLexer(input)})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func parseStrict(input string) (Expr, []stageFailure, error) {
+	if len(input) >= maxInputSize {
+		return nil, nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
+	}
+	p := &parser{lex: newLexer(input)}
+	e, err := parseWith(p)
+	return e, p.failed, err
 }
 
 // ParseForFormat parses a query as Loki's format_query does: stages whose
@@ -120,6 +139,8 @@ type parser struct {
 	tok token
 	// lenient keeps stages whose construction fails (format_query).
 	lenient bool
+	// failed are the stages whose construction failed, in source order.
+	failed []stageFailure
 }
 
 func (p *parser) advance() token {
@@ -427,7 +448,8 @@ func (p *parser) newLineFilterWithIPs(t LineFilterType, values []string, ips []*
 	f, err := newLineFilter(t, values)
 	if err != nil {
 		bad := &LineFilterExpr{Type: t, Values: values, IPs: ips}
-		return bad, p.stageErr(bad, err.Error())
+		p.failStage(bad, err.Error())
+		return bad, nil
 	}
 	f.IPs = ips
 	if !f.HasIP() {
@@ -435,7 +457,8 @@ func (p *parser) newLineFilterWithIPs(t LineFilterType, values []string, ips []*
 		return f, nil
 	}
 	if t != LineMatchEqual && t != LineMatchNotEqual {
-		return f, p.stageErr(f, errIPInvalidOperation.Error())
+		p.failStage(f, errIPInvalidOperation.Error())
+		return f, nil
 	}
 	for i, m := range ips {
 		if m == nil {
@@ -443,7 +466,8 @@ func (p *parser) newLineFilterWithIPs(t LineFilterType, values []string, ips []*
 		}
 		if f.IPs[i], err = NewIPMatcher(m.Pattern); err != nil {
 			f.IPs[i] = m
-			return f, p.stageErr(f, err.Error())
+			p.failStage(f, err.Error())
+			return f, nil
 		}
 	}
 	return f, nil

@@ -162,39 +162,65 @@ func (p *parser) parseLogRangeThenClose() (*LogRange, error) {
 	return r, nil
 }
 
-// parseLogRangeInParens reads `(selector pipeline) [range]` or a wholly
-// parenthesised log range.
+// parseLogRangeInParens reads, after an opening parenthesis, a wholly
+// parenthesised log range or `(selector [pipeline] [unwrap]) range`,
+// where a bare selector may still take an unwrap after the range.
 func (p *parser) parseLogRangeInParens() (*LogRange, error) {
 	if !p.isPunct("{") {
 		return p.parseLogRangeThenClose()
 	}
-	left, u, err := p.parseLogExpr(true)
+	sel, err := p.parseSelector()
 	if err != nil {
 		return nil, err
 	}
-	r := &LogRange{Left: left, Unwrap: u}
+	p.advance()
+	stages, u, err := p.parsePipeline(true)
+	if err != nil {
+		return nil, err
+	}
+	bare := len(stages) == 0 && u == nil
+	r := &LogRange{Left: withPipeline(sel, stages), Unwrap: u}
 	if p.tok.kind == tRange {
-		// ( selector pipeline [range] ): the whole log range in parentheses.
-		if err := p.parseRangeAndOffset(r); err != nil {
-			return nil, err
-		}
-		if !p.isPunct(")") {
-			return nil, p.syntaxError(")")
-		}
-		p.advance()
-		return r, nil
+		return r, p.closeLogRangeInParens(r, sel, bare)
 	}
 	if !p.isPunct(")") {
 		if u != nil {
-			return nil, p.syntaxError("RANGE", "|")
+			return nil, p.syntaxError("RANGE", ")", "|")
 		}
-		return nil, p.syntaxError(")")
+		// A range, `)` or any stage could come: too many to list.
+		return nil, p.syntaxError()
 	}
-	p.advance()
-	if p.tok.kind != tRange {
+	if p.advance(); p.tok.kind != tRange {
 		return nil, p.syntaxError("RANGE")
 	}
-	return r, p.parseRangeAndOffset(r)
+	if err := p.parseRangeAndOffset(r); err != nil || !bare || !p.isPunct("|") {
+		return r, err
+	}
+	if p.advance(); !p.isWord("unwrap") {
+		return nil, p.syntaxError("unwrap")
+	}
+	r.Unwrap, err = p.parseUnwrap()
+	return r, err
+}
+
+// closeLogRangeInParens reads the range of a parenthesised log range,
+// the pipeline a bare selector may have after it, and the closing `)`.
+func (p *parser) closeLogRangeInParens(r *LogRange, sel *MatchersExpr, bare bool) error {
+	if err := p.parseRangeAndOffset(r); err != nil {
+		return err
+	}
+	if bare {
+		stages, u, err := p.parsePipeline(true)
+		if err != nil {
+			return err
+		}
+		r.Left, r.Unwrap = withPipeline(sel, stages), u
+	}
+	if !p.isPunct(")") {
+		return p.syntaxError(")")
+	}
+	p.advance()
+	return nil
 }
 
 func (p *parser) parseRangeAndOffset(r *LogRange) error {

@@ -163,7 +163,8 @@ func (p *parser) parseIPLabelFilter(name string, negate bool) (LabelFilter, erro
 	f := &IPLabelFilter{Name: name, Negate: negate, IP: &IPMatcher{Pattern: pattern}}
 	m, err := NewIPMatcher(pattern)
 	if err != nil {
-		return f, p.stageErr(&LabelFilterExpr{Filter: f}, err.Error())
+		f.patternErr = err.Error()
+		return f, nil
 	}
 	f.IP = m
 	return f, nil

@@ -27,19 +27,22 @@ type Mutant struct {
 
 // Generate returns up to perSeed mutants of every seed, in seed order,
 // without duplicates (across seeds too) and without the seeds themselves.
-func Generate(seeds []string, perSeed int) []Mutant {
+func Generate(seeds []string, perSeed int) []Mutant { return GenerateSalted(seeds, perSeed, 0) }
+
+// GenerateSalted is Generate with other random choices for each salt.
+func GenerateSalted(seeds []string, perSeed int, salt uint64) []Mutant {
 	seen := map[string]bool{}
 	for _, s := range seeds {
 		seen[s] = true
 	}
 	var out []Mutant
 	for _, s := range seeds {
-		out = append(out, mutantsOf(s, perSeed, seen)...)
+		out = append(out, mutantsOf(s, perSeed, salt, seen)...)
 	}
 	return out
 }
 
-// quota is how many mutants of a kind one round takes, before the next kind.
+// quotas are how many mutants of each kind one round takes, before the next kind.
 var quotas = []struct {
 	kind  string
 	share int
@@ -50,12 +53,12 @@ var quotas = []struct {
 
 // mutantsOf draws up to n new mutants of seed, kinds taking turns by
 // their shares so that none crowds the others out.
-func mutantsOf(seed string, n int, seen map[string]bool) []Mutant {
+func mutantsOf(seed string, n int, salt uint64, seen map[string]bool) []Mutant {
 	toks, err := logql.Lex(seed)
 	if err != nil || len(toks) == 0 {
 		return nil
 	}
-	g := &gen{seed: seed, pieces: split(seed, toks), rng: rngFor(seed)}
+	g := &gen{seed: seed, pieces: split(seed, toks), rng: rngFor(seed, salt)}
 	pools := map[string][]string{}
 	for _, q := range quotas {
 		pools[q.kind] = g.candidates(q.kind)
@@ -85,10 +88,10 @@ func mutantsOf(seed string, n int, seen map[string]bool) []Mutant {
 
 // rngFor seeds the random source with the query, so each seed's mutants
 // are the same whichever seeds come before it.
-func rngFor(seed string) *rand.Rand {
+func rngFor(seed string, salt uint64) *rand.Rand {
 	h := fnv.New64a()
 	h.Write([]byte(seed))
-	return rand.New(rand.NewPCG(h.Sum64(), 0x6d616c666f726d64))
+	return rand.New(rand.NewPCG(h.Sum64(), 0x6d616c666f726d64^salt))
 }
 
 // piece is a token with the text before it (blanks, comments).
