@@ -48,7 +48,7 @@ var quotas = []struct {
 	share int
 }{
 	{"delete", 3}, {"duplicate", 2}, {"swap", 2}, {"insert", 8}, {"replace", 6},
-	{"literal", 2}, {"move", 3}, {"construct", 3}, {"wrap", 2}, {"double", 5},
+	{"literal", 2}, {"move", 3}, {"construct", 3}, {"wrap", 2}, {"splice", 2}, {"double", 5},
 }
 
 // mutantsOf draws up to n new mutants of seed, kinds taking turns by
@@ -154,6 +154,8 @@ func (g *gen) candidates(kind string) []string {
 		return g.constructs()
 	case "wrap":
 		return g.wraps()
+	case "splice":
+		return g.splices()
 	case "double":
 		return g.doubles(400)
 	}

@@ -202,3 +202,44 @@ func (g *gen) replaceSpan(i, j int, text string) string {
 	ps = append(ps, piece{pre: g.pieces[i].pre, text: text})
 	return join(append(ps, g.pieces[j+1:]...))
 }
+
+// spans are the seed's balanced groups: `(...)`, `{...}`, and a call
+// with its arguments.
+func (g *gen) spans() [][2]int {
+	var out [][2]int
+	for i := range g.tokens() {
+		switch g.pieces[i].text {
+		case "(":
+			if end := g.closing(i); end > 0 {
+				out = append(out, [2]int{i, end})
+			}
+		case "{":
+			for j := i + 1; j < g.tokens(); j++ {
+				if g.pieces[j].text == "}" {
+					out = append(out, [2]int{i, j})
+					break
+				}
+			}
+		}
+	}
+	return append(out, g.vectors()...)
+}
+
+// splices copy a balanced group of the seed before another token, or in
+// place of another group.
+func (g *gen) splices() []string {
+	var out []string
+	spans := g.spans()
+	for _, sp := range spans {
+		text := strings.TrimSpace(join(g.pieces[sp[0] : sp[1]+1]))
+		for k := range g.tokens() + 1 {
+			out = append(out, join(insertAt(g.pieces, k, text)))
+		}
+		for _, other := range spans {
+			if other != sp {
+				out = append(out, g.replaceSpan(other[0], other[1], text))
+			}
+		}
+	}
+	return out
+}
