@@ -1,14 +1,13 @@
 package logql
 
 import (
+	"strings"
+	"sync"
+	"text/scanner"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
-	"io"
-	"strings"
-	"sync"
-	"text/scanner"
 )
 
 // tokKind classifies tokens.
@@ -306,43 +305,6 @@ func (l *lexer) stringToken(tok token) token {
 	}
 	tok.kind, tok.text = tString, v
 	return tok
-}
-
-// peek returns the next token without consuming anything.
-func (l *lexer) peek() token {
-	saved, savedErr := l.s, l.err
-	offset, _ := l.src.Seek(0, io.SeekCurrent)
-	defer func() {
-		l.s, l.err = saved, savedErr
-		_, _ = l.src.Seek(offset, io.SeekStart)
-	}()
-	return l.next()
-}
-
-// peek2 returns the next two tokens without consuming anything.
-func (l *lexer) peek2() (token, token) {
-	saved, savedErr := l.s, l.err
-	offset, _ := l.src.Seek(0, io.SeekCurrent)
-	defer func() {
-		l.s, l.err = saved, savedErr
-		_, _ = l.src.Seek(offset, io.SeekStart)
-	}()
-	first := l.next()
-	return first, l.next()
-}
-
-// peekOp returns the comparison operator that follows the current token,
-// or "", without consuming anything: it tells a label filter (`| a="b"`)
-// from a stage name (`| json`).
-func (l *lexer) peekOp() string {
-	t := l.peek()
-	if t.kind == tPunct {
-		switch t.text {
-		case "=", "==", "!=", "=~", "!~", ">", ">=", "<", "<=":
-			return t.text
-		}
-	}
-	return ""
 }
 
 func (t token) isPunctText(s string) bool { return t.kind == tPunct && t.text == s }

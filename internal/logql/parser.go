@@ -347,13 +347,6 @@ func (p *parser) parseStage() (Stage, error) {
 		p.advance()
 		return newRegexpParser(re)
 	}
-	if next := p.lex.peekOp(); next != "" {
-		f, err := p.parseLabelFilter(1)
-		if err != nil {
-			return nil, err
-		}
-		return &LabelFilterExpr{Filter: f}, nil
-	}
 	// Any other name starts a label filter, as in Loki's grammar.
 	f, err := p.parseLabelFilter(1)
 	if err != nil {
