@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record legacy-record
+.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record legacy-record malformed-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -106,6 +106,12 @@ collide-record:
 burst-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  BURST_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestSameTimestampOrderMatchesLoki$$' -v ./internal/integration/
+
+## malformed-record: Loki's answers to the malformed queries internal/logql/mutate derives from the corpora's valid ones (60 seeds x 300 mutants), which TestLokiMalformed holds vloki's parser to (not part of CI)
+malformed-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; \
+	  trap 'kill $$LOKI_PID; while kill -0 $$LOKI_PID 2>/dev/null; do sleep 0.2; done; rm -rf $$LOKI_DATA' EXIT; \
+	  $(GO) run ./parity/cmd/record-malformed -url $$LOKI_URL
 
 ## legacy-record: Loki's answers on its legacy API (/api/prom/query, /label, /label/{name}/values, /series, /tail), which TestLegacyAPIMatchesLoki compares vloki's with (not part of CI)
 legacy-record:

@@ -44,20 +44,6 @@ func (e *LabelFmtExpr) String() string {
 	return "| label_format " + strings.Join(parts, ",")
 }
 
-// stageError is Loki's message for a stage its constructor refuses.
-func stageError(st Stage, msg string) error {
-	return &ParseError{Msg: "stage '" + st.String() + "' : " + msg}
-}
-
-// stageErr reports a stage its constructor refuses, unless the parser is
-// lenient: format_query, like Loki's, prints such stages all the same.
-func (p *parser) stageErr(st Stage, msg string) error {
-	if p.lenient {
-		return nil
-	}
-	return stageError(st, msg)
-}
-
 // parseLineFormat reads the template after `line_format`.
 func (p *parser) parseLineFormat() (Stage, error) {
 	if p.advance().kind != tString {
@@ -67,7 +53,8 @@ func (p *parser) parseLineFormat() (Stage, error) {
 	p.advance()
 	t, err := logtmpl.Parse("line", e.Value)
 	if err != nil {
-		return e, p.stageErr(e, "invalid line template: "+err.Error())
+		p.failStage(e, "invalid line template: "+err.Error())
+		return e, nil
 	}
 	e.Tmpl = t
 	return e, nil
@@ -97,21 +84,22 @@ func (p *parser) parseLabelFormat() (Stage, error) {
 			break
 		}
 	}
-	if err := e.compile(); err != nil && !p.lenient {
-		return nil, err
+	if msg := e.compile(); msg != "" {
+		p.failStage(e, msg)
 	}
 	return e, nil
 }
 
-// compile applies Loki's checks and parses the templates.
-func (e *LabelFmtExpr) compile() error {
+// compile applies Loki's checks and parses the templates; it returns
+// what Loki's stage constructor says of a bad one.
+func (e *LabelFmtExpr) compile() string {
 	seen := map[string]bool{}
 	for _, f := range e.Formats {
 		if f.Name == "__error__" {
-			return stageError(e, f.Name+" cannot be formatted")
+			return f.Name + " cannot be formatted"
 		}
 		if seen[f.Name] {
-			return stageError(e, "multiple label name '"+f.Name+"' not allowed in a single format operation")
+			return "multiple label name '" + f.Name + "' not allowed in a single format operation"
 		}
 		seen[f.Name] = true
 	}
@@ -121,9 +109,9 @@ func (e *LabelFmtExpr) compile() error {
 		}
 		t, err := logtmpl.Parse("label", f.Value)
 		if err != nil {
-			return stageError(e, "invalid template for label '"+f.Name+"': "+err.Error())
+			return "invalid template for label '" + f.Name + "': " + err.Error()
 		}
 		e.Formats[i].Tmpl = t
 	}
-	return nil
+	return ""
 }

@@ -131,6 +131,10 @@ type IPLabelFilter struct {
 	Name   string
 	Negate bool
 	IP     *IPMatcher
+	// patternErr is why the pattern is no address, range or prefix: Loki
+	// reports it for a stage that is this filter alone, and otherwise
+	// keeps no entry.
+	patternErr string
 }
 
 // Match lets an entry with an error through, drops one without the label,
@@ -140,7 +144,7 @@ func (f *IPLabelFilter) Match(l Entry) bool {
 		return true
 	}
 	v, ok := l.Label(f.Name)
-	if !ok {
+	if !ok || f.patternErr != "" {
 		return false
 	}
 	return f.IP.MatchText(v) != f.Negate

@@ -2,112 +2,115 @@ package logql
 
 import (
 	"strconv"
-	"strings"
 )
 
 // parseJSONPath reads a json parser parameter's path (`a.b[0]["c d"]`)
-// into the keys jsonparser looks up, array indexes written `[0]`. Errors
-// read as Loki's path grammar words them.
+// into the keys jsonparser looks up, array indexes written `[0]`, with
+// the errors of Loki's path grammar: a name or a bracket first, then
+// brackets and `.name`s.
 func parseJSONPath(expr string) ([]string, error) {
-	toks, err := jsonPathTokens(expr)
-	if err != nil {
-		return nil, err
-	}
+	sc := &exprScanner{s: expr}
 	var out []string
-	i := 0
-	next := func() jsonPathToken { t := toks[i]; i++; return t }
-	bad := func(t jsonPathToken, expecting string) error {
-		return &pathError{"syntax error: unexpected " + t.kind + ", expecting " + expecting}
+	t, text := sc.jsonToken()
+	switch t {
+	case "FIELD":
+		out = append(out, text)
+	case "LSB":
+		step, err := sc.bracketStep()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, step)
+	default:
+		return nil, syntaxErr(t, "LSB or FIELD")
 	}
-	first := true
 	for {
-		t := next()
+		t, _ := sc.jsonToken()
 		var step string
 		var err error
-		switch {
-		case t.kind == "$end" && !first:
-			return out, nil
-		case t.kind == "FIELD" && first:
-			step = t.text
-		case t.kind == "DOT" && !first:
-			f := next()
-			if f.kind != "FIELD" {
-				return nil, bad(f, "FIELD")
+		switch t {
+		case "$end":
+			if sc.err != nil {
+				return nil, sc.err
 			}
-			step = f.text
-		case t.kind == "LSB":
-			step, err = bracketStep(next)
-		case first:
-			return nil, bad(t, "LSB or FIELD")
+			return out, nil
+		case "DOT":
+			var f string
+			if t, f = sc.jsonToken(); t != "FIELD" {
+				return nil, syntaxErr(t, "FIELD")
+			}
+			step = f
+		case "LSB":
+			step, err = sc.bracketStep()
 		default:
-			return nil, &pathError{"syntax error: unexpected " + t.kind}
+			return nil, syntaxErr(t, "")
 		}
 		if err != nil {
 			return nil, err
 		}
-		out, first = append(out, step), false
+		out = append(out, step)
 	}
 }
 
 // bracketStep reads `"key"]` or `0]` after `[`.
-func bracketStep(next func() jsonPathToken) (string, error) {
-	t := next()
-	step := t.text
-	switch t.kind {
+func (sc *exprScanner) bracketStep() (string, error) {
+	t, step := sc.jsonToken()
+	switch t {
 	case "STRING":
 	case "INDEX":
-		step = "[" + t.text + "]"
+		step = "[" + step + "]"
 	default:
-		return "", &pathError{"syntax error: unexpected " + t.kind + ", expecting STRING or INDEX"}
+		return "", syntaxErr(t, "STRING or INDEX")
 	}
-	if r := next(); r.kind != "RSB" {
-		return "", &pathError{"syntax error: unexpected " + r.kind + ", expecting RSB"}
+	if r, _ := sc.jsonToken(); r != "RSB" {
+		return "", syntaxErr(r, "RSB")
 	}
 	return step, nil
 }
 
-type pathError struct{ msg string }
+// jsonToken reads the next token of a json path and its text.
+func (sc *exprScanner) jsonToken() (string, string) {
+	r := sc.skipBlanks()
+	switch {
+	case r == 0:
+		return "$end", ""
+	case r >= '0' && r <= '9':
+		sc.unread()
+		return sc.index()
+	case r == '[':
+		return "LSB", ""
+	case r == ']':
+		return "RSB", ""
+	case r == '.':
+		return "DOT", ""
+	case isExprNameStart(r):
+		sc.unread()
+		return "FIELD", sc.field()
+	case r == '"':
+		return "STRING", sc.quoted()
+	}
+	return sc.fail("unexpected char %c", r), ""
+}
 
-func (e *pathError) Error() string { return e.msg }
-
-type jsonPathToken struct{ kind, text string }
-
-func jsonPathTokens(s string) ([]jsonPathToken, error) {
-	var out []jsonPathToken
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-		case c >= '0' && c <= '9':
-			j := i
-			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-				j++
-			}
-			n, _ := strconv.Atoi(s[i:j])
-			out = append(out, jsonPathToken{"INDEX", strconv.Itoa(n)})
-			i = j
-		case c == '[':
-			out, i = append(out, jsonPathToken{"LSB", ""}), i+1
-		case c == ']':
-			out, i = append(out, jsonPathToken{"RSB", ""}), i+1
-		case c == '.':
-			out, i = append(out, jsonPathToken{"DOT", ""}), i+1
-		case c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
-			j := i
-			for j < len(s) && (s[j] == '_' || s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= '0' && s[j] <= '9') {
-				j++
-			}
-			out, i = append(out, jsonPathToken{"FIELD", s[i:j]}), j
-		case c == '"':
-			j := strings.IndexByte(s[i+1:], '"')
-			if j < 0 {
-				return nil, &pathError{"syntax error: unexpected $end"}
-			}
-			out, i = append(out, jsonPathToken{"STRING", s[i+1 : i+1+j]}), i+j+2
-		default:
-			return nil, &pathError{"unexpected char " + string(rune(c))}
+// index reads an array index: digits up to a blank, `.` or `]`.
+func (sc *exprScanner) index() (string, string) {
+	start := sc.i
+	for {
+		r := sc.read()
+		if r == '.' && sc.i-1 > start {
+			return sc.fail("cannot use float as array index"), ""
+		}
+		if r == ' ' || r == '\t' || r == '\n' || r == '.' || r == ']' {
+			sc.unread()
+			break
+		}
+		if r < '0' || r > '9' {
+			return sc.fail("non-integer value: %c", r), ""
 		}
 	}
-	return append(out, jsonPathToken{"$end", ""}), nil
+	n, err := strconv.Atoi(sc.s[start:sc.i])
+	if err != nil {
+		return sc.fail("%s", err.Error()), ""
+	}
+	return "INDEX", strconv.Itoa(n)
 }

@@ -58,7 +58,8 @@ func (p *parser) parseLabelReplace() (Expr, error) {
 	}
 	p.advance()
 	if e.Re, err = regexp.Compile("^(?:" + e.Regex + ")$"); err != nil {
-		return nil, &ParseError{Msg: "invalid regex in label_replace: " + err.Error()}
+		// Loki defers the error (see invalidExpr).
+		return invalid("invalid regex in label_replace: " + err.Error()), nil
 	}
 	return e, nil
 }

@@ -1,14 +1,13 @@
 package logql
 
 import (
+	"strings"
+	"sync"
+	"text/scanner"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/dustin/go-humanize"
-	"io"
-	"strings"
-	"sync"
-	"text/scanner"
 )
 
 // tokKind classifies tokens.
@@ -35,6 +34,9 @@ type token struct {
 	text      string // raw text; for strings, the unquoted value
 	line, col int
 	off, end  int
+	// call marks a function name that is called (see callAhead): Loki's
+	// lexer makes it a function token, never an identifier.
+	call bool
 }
 
 // name is how Loki's yacc errors name the token.
@@ -43,6 +45,9 @@ func (t token) name() string {
 	case tEOF:
 		return "$end"
 	case tIdent:
+		if t.call {
+			return functionTokenNames[strings.ToLower(t.text)]
+		}
 		if kw := strings.ToLower(t.text); keywords[kw] {
 			return kw
 		}
@@ -74,7 +79,9 @@ var keywords = map[string]bool{
 }
 
 // isName reports an identifier usable as a label name.
-func (t token) isName() bool { return t.kind == tIdent && !keywords[strings.ToLower(t.text)] }
+func (t token) isName() bool {
+	return t.kind == tIdent && !t.call && !keywords[strings.ToLower(t.text)]
+}
 
 // isTwoCharOp reports an operator made of two characters.
 func isTwoCharOp(a, b byte) bool {
@@ -150,7 +157,10 @@ func (l *lexer) next() token {
 		}
 		return l.next()
 	case scanner.Ident:
-		tok.kind, tok.text = tIdent, l.input[pos.Offset:l.s.Pos().Offset]
+		end := l.s.Pos().Offset
+		tok.kind, tok.text = tIdent, l.input[pos.Offset:end]
+		_, isFunc := functionTokenNames[strings.ToLower(tok.text)]
+		tok.call = isFunc && callAhead(l.input[end:])
 	case scanner.Int, scanner.Float:
 		tok.kind, tok.text = tNumber, l.input[pos.Offset:l.s.Pos().Offset]
 		tok = l.withUnit(tok)
@@ -244,13 +254,34 @@ func (l *lexer) flagAhead() string {
 	return ""
 }
 
-// rangeToken reads up to the closing bracket, as Loki's lexer does.
+// callAhead is Loki's test for a function name being called: what
+// follows it, blanks skipped, is `(`, or `by` or `without` (any case)
+// then `(`.
+func callAhead(rest string) bool {
+	rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+	if strings.HasPrefix(rest, "(") {
+		return true
+	}
+	for _, kw := range []string{"by", "without"} {
+		if len(rest) >= len(kw) && strings.EqualFold(rest[:len(kw)], kw) {
+			return strings.HasPrefix(strings.TrimLeftFunc(rest[len(kw):], unicode.IsSpace), "(")
+		}
+	}
+	return false
+}
+
+// rangeToken reads up to the closing bracket and its duration, as Loki's
+// lexer does: a bad duration is an error of the lexer.
 func (l *lexer) rangeToken(tok token) token {
 	var b strings.Builder
 	for r := l.s.Next(); r != scanner.EOF; r = l.s.Next() {
 		if r == ']' {
 			tok.kind, tok.text = tRange, b.String()
 			tok.line = 0 // reading on with Next invalidates the line, not the column
+			if _, err := parseRangeDuration(tok.text); err != nil {
+				l.err = &ParseError{Msg: err.Error(), Line: 0, Col: tok.col}
+				tok.kind = tError
+			}
 			return tok
 		}
 		b.WriteRune(r)
@@ -274,43 +305,6 @@ func (l *lexer) stringToken(tok token) token {
 	}
 	tok.kind, tok.text = tString, v
 	return tok
-}
-
-// peek returns the next token without consuming anything.
-func (l *lexer) peek() token {
-	saved, savedErr := l.s, l.err
-	offset, _ := l.src.Seek(0, io.SeekCurrent)
-	defer func() {
-		l.s, l.err = saved, savedErr
-		_, _ = l.src.Seek(offset, io.SeekStart)
-	}()
-	return l.next()
-}
-
-// peek2 returns the next two tokens without consuming anything.
-func (l *lexer) peek2() (token, token) {
-	saved, savedErr := l.s, l.err
-	offset, _ := l.src.Seek(0, io.SeekCurrent)
-	defer func() {
-		l.s, l.err = saved, savedErr
-		_, _ = l.src.Seek(offset, io.SeekStart)
-	}()
-	first := l.next()
-	return first, l.next()
-}
-
-// peekOp returns the comparison operator that follows the current token,
-// or "", without consuming anything: it tells a label filter (`| a="b"`)
-// from a stage name (`| json`).
-func (l *lexer) peekOp() string {
-	t := l.peek()
-	if t.kind == tPunct {
-		switch t.text {
-		case "=", "==", "!=", "=~", "!~", ">", ">=", "<", "<=":
-			return t.text
-		}
-	}
-	return ""
 }
 
 func (t token) isPunctText(s string) bool { return t.kind == tPunct && t.text == s }

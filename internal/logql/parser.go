@@ -42,22 +42,42 @@ var (
 	parsedCount atomic.Int32
 )
 
+// parseValidated parses and validates a query, then reports the stage
+// Loki would fail to build (see firstStageError).
 func parseValidated(input string) (Expr, error) {
-	e, err := parseUnvalidated(input)
-	if err != nil {
-		return nil, err
+	e, failed, err := parseStrict(input)
+	if err == nil {
+		err = validate(e)
 	}
-	if err := validate(e); err != nil {
+	if err == nil {
+		err = firstStageError(e, failed)
+	}
+	if err != nil {
 		return nil, err
 	}
 	return e, nil
 }
 
+// parseUnvalidated parses without Loki's validation; a stage that fails
+// to build is still an error.
 func parseUnvalidated(input string) (Expr, error) {
-	if len(input) >= maxInputSize {
-		return nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
+	e, failed, err := parseStrict(input)
+	if err == nil {
+		err = firstStageError(e, failed)
 	}
-	return parseWith(&parser{lex: newLexer(input)})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+func parseStrict(input string) (Expr, []stageFailure, error) {
+	if len(input) >= maxInputSize {
+		return nil, nil, &ParseError{Msg: fmt.Sprintf("input size too long (%d > %d)", len(input), maxInputSize)}
+	}
+	p := &parser{lex: newLexer(input)}
+	e, err := parseWith(p)
+	return e, p.failed, err
 }
 
 // ParseForFormat parses a query as Loki's format_query does: stages whose
@@ -154,6 +174,8 @@ type parser struct {
 	tok token
 	// lenient keeps stages whose construction fails (format_query).
 	lenient bool
+	// failed are the stages whose construction failed, in source order.
+	failed []stageFailure
 }
 
 func (p *parser) advance() token {
@@ -193,27 +215,7 @@ func tokenNames(others map[string]string) map[string]string {
 }
 
 // tokenName names the current token as Loki's errors do.
-func (p *parser) tokenName() string {
-	if p.tok.kind == tIdent {
-		if n, ok := functionTokenNames[strings.ToLower(p.tok.text)]; ok && p.isCall() {
-			return n
-		}
-	}
-	return p.tok.name()
-}
-
-// isCall is Loki's test for a function name: `(` follows, or `by` or
-// `without` and then `(`.
-func (p *parser) isCall() bool {
-	next, after := p.lex.peek2()
-	if next.isPunctText("(") {
-		return true
-	}
-	if next.kind == tIdent && (strings.EqualFold(next.text, "by") || strings.EqualFold(next.text, "without")) {
-		return after.isPunctText("(")
-	}
-	return false
-}
+func (p *parser) tokenName() string { return p.tok.name() }
 
 // parseSelector reads `{name op "value", ...}` after the opening brace.
 func (p *parser) parseSelector() (*MatchersExpr, error) {
@@ -337,10 +339,10 @@ func (p *parser) parseStage() (Stage, error) {
 		}
 		return &KeepLabelsExpr{Items: items}, nil
 	}
-	if strings.EqualFold(t.text, "json") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "json") {
 		return p.parseJSONStage()
 	}
-	if strings.EqualFold(t.text, "logfmt") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "logfmt") {
 		return p.parseLogfmtStage()
 	}
 	if strings.EqualFold(t.text, "line_format") {
@@ -357,7 +359,7 @@ func (p *parser) parseStage() (Stage, error) {
 		p.advance()
 		return &DecolorizeExpr{}, nil
 	}
-	if strings.EqualFold(t.text, "pattern") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "pattern") {
 		if p.advance().kind != tString {
 			return nil, p.syntaxError("STRING")
 		}
@@ -372,20 +374,13 @@ func (p *parser) parseStage() (Stage, error) {
 		}
 		return &LabelParserExpr{Op: "pattern", Param: src, Pattern: e}, nil
 	}
-	if strings.EqualFold(t.text, "regexp") && p.lex.peekOp() == "" {
+	if strings.EqualFold(t.text, "regexp") {
 		if p.advance().kind != tString {
 			return nil, p.syntaxError("STRING")
 		}
 		re := p.tok.text
 		p.advance()
 		return newRegexpParser(re)
-	}
-	if next := p.lex.peekOp(); next != "" {
-		f, err := p.parseLabelFilter(1)
-		if err != nil {
-			return nil, err
-		}
-		return &LabelFilterExpr{Filter: f}, nil
 	}
 	// Any other name starts a label filter, as in Loki's grammar.
 	f, err := p.parseLabelFilter(1)
@@ -440,7 +435,7 @@ func (p *parser) parseLineFilter(t LineFilterType) (*LineFilterExpr, error) {
 		v := p.advance()
 		var ip *IPMatcher
 		switch {
-		case v.kind == tIdent && strings.EqualFold(v.text, "ip"):
+		case v.kind == tIdent && v.call && strings.EqualFold(v.text, "ip"):
 			pattern, err := p.parseIPCall()
 			if err != nil {
 				return nil, err
@@ -481,7 +476,8 @@ func (p *parser) newLineFilterWithIPs(t LineFilterType, values []string, ips []*
 	f, err := newLineFilter(t, values)
 	if err != nil {
 		bad := &LineFilterExpr{Type: t, Values: values, IPs: ips}
-		return bad, p.stageErr(bad, err.Error())
+		p.failStage(bad, err.Error())
+		return bad, nil
 	}
 	f.IPs = ips
 	if !f.HasIP() {
@@ -489,7 +485,8 @@ func (p *parser) newLineFilterWithIPs(t LineFilterType, values []string, ips []*
 		return f, nil
 	}
 	if t != LineMatchEqual && t != LineMatchNotEqual {
-		return f, p.stageErr(f, errIPInvalidOperation.Error())
+		p.failStage(f, errIPInvalidOperation.Error())
+		return f, nil
 	}
 	for i, m := range ips {
 		if m == nil {
@@ -497,7 +494,8 @@ func (p *parser) newLineFilterWithIPs(t LineFilterType, values []string, ips []*
 		}
 		if f.IPs[i], err = NewIPMatcher(m.Pattern); err != nil {
 			f.IPs[i] = m
-			return f, p.stageErr(f, err.Error())
+			p.failStage(f, err.Error())
+			return f, nil
 		}
 	}
 	return f, nil

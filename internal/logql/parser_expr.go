@@ -49,9 +49,7 @@ func (p *parser) continueExpr(lhs Expr, minPrec int) (Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if lhs, err = newBinOp(be, lhs, rhs); err != nil {
-			return nil, err
-		}
+		lhs = newBinOp(be, lhs, rhs)
 	}
 }
 
@@ -92,32 +90,40 @@ func (p *parser) parseBinModifiers(op BinaryOp) (*BinOpExpr, error) {
 	return be, nil
 }
 
-func newBinOp(be *BinOpExpr, lhs, rhs Expr) (Expr, error) {
+// newBinOp builds lhs op rhs as Loki's mustNewBinOpExpr does: any
+// expression is an operand to the grammar, and a wrong one (a log query,
+// a number beside a set operator) makes a node carrying the error.
+func newBinOp(be *BinOpExpr, lhs, rhs Expr) Expr {
 	l, lok := lhs.(SampleExpr)
 	r, rok := rhs.(SampleExpr)
 	if !lok {
-		return nil, &ParseError{Msg: "unexpected type for left leg of binary operation (" + be.Op.String() + "): " + lokiTypeName(lhs)}
+		return invalid("unexpected type for left leg of binary operation (" + be.Op.String() + "): " + lokiTypeName(lhs))
 	}
 	if !rok {
-		return nil, &ParseError{Msg: "unexpected type for right leg of binary operation (" + be.Op.String() + "): " + lokiTypeName(rhs)}
+		return invalid("unexpected type for right leg of binary operation (" + be.Op.String() + "): " + lokiTypeName(rhs))
+	}
+	for _, leg := range []SampleExpr{l, r} {
+		if bad, ok := leg.(*invalidExpr); ok && bad.literal {
+			return &invalidExpr{err: bad.err}
+		}
 	}
 	be.LHS, be.RHS = l, r
 	if be.Op.IsSet() {
 		if lit, ok := l.(*LiteralExpr); ok {
-			return nil, &ParseError{Msg: fmt.Sprintf("unexpected literal for left leg of logical/set binary operation (%s): %f", be.Op, lit.Val)}
+			return invalid(fmt.Sprintf("unexpected literal for left leg of logical/set binary operation (%s): %f", be.Op, lit.Val))
 		}
 		if lit, ok := r.(*LiteralExpr); ok {
-			return nil, &ParseError{Msg: fmt.Sprintf("unexpected literal for right leg of logical/set binary operation (%s): %f", be.Op, lit.Val)}
+			return invalid(fmt.Sprintf("unexpected literal for right leg of logical/set binary operation (%s): %f", be.Op, lit.Val))
 		}
 	}
 	ll, lLit := l.(*LiteralExpr)
 	rl, rLit := r.(*LiteralExpr)
 	if lLit && rLit {
 		if v, ok := foldLiterals(be.Op, ll.Val, rl.Val); ok {
-			return &LiteralExpr{Val: v}, nil
+			return &LiteralExpr{Val: v}
 		}
 	}
-	return be, nil
+	return be
 }
 
 // parsePrimary reads a selector, number, function call or parenthesised
@@ -130,18 +136,14 @@ func (p *parser) parsePrimary() (Expr, error) {
 		return e, err
 	case t.kind == tNumber:
 		p.advance()
-		return p.parseNumber(t)
+		return p.literal(t, false)
 	case t.kind == tPunct && (t.text == "-" || t.text == "+"):
 		n := p.advance()
 		if n.kind != tNumber {
 			return nil, p.syntaxError("NUMBER")
 		}
 		p.advance()
-		lit, err := p.parseNumber(n)
-		if err == nil && t.text == "-" {
-			lit.Val = -lit.Val
-		}
-		return lit, err
+		return p.literal(n, t.text == "-")
 	case t.kind == tPunct && t.text == "(":
 		p.advance()
 		e, err := p.parseExpr(0)
@@ -160,13 +162,18 @@ func (p *parser) parsePrimary() (Expr, error) {
 	return nil, p.syntaxError()
 }
 
-func (p *parser) parseNumber(t token) (*LiteralExpr, error) {
+// literal is a number operand; one strconv cannot read is an error Loki
+// defers (see invalidExpr).
+func (p *parser) literal(t token, negate bool) (SampleExpr, error) {
 	if p.lex.err != nil {
 		return nil, p.lex.err
 	}
 	v, err := strconv.ParseFloat(t.text, 64)
 	if err != nil {
-		return nil, &ParseError{Msg: "unable to parse literal as a float: " + err.Error()}
+		return &invalidExpr{err: &ParseError{Msg: "unable to parse literal as a float: " + err.Error()}, literal: true}, nil
+	}
+	if negate {
+		v = -v
 	}
 	return &LiteralExpr{Val: v}, nil
 }

@@ -11,7 +11,7 @@ import (
 // is a syntax error, as in Loki.
 func (p *parser) parseFunction() (Expr, error) {
 	name := strings.ToLower(p.tok.text)
-	if name != "variants" && !p.isCall() {
+	if name != "variants" && !p.tok.call {
 		// Loki's lexer reads a function name not followed by a call as
 		// an identifier.
 		return nil, p.syntaxError()
@@ -43,38 +43,58 @@ func (p *parser) parseRangeAgg(op RangeOp) (Expr, error) {
 		return nil, p.syntaxError("(")
 	}
 	p.advance()
-	e := &RangeAggregationExpr{Op: op}
-	var err error
 	if p.tok.kind != tNumber && !p.isPunct("{") && !p.isPunct("(") {
 		return nil, p.syntaxError("NUMBER", "{", "(")
 	}
+	param := ""
 	if p.tok.kind == tNumber {
-		raw := p.tok.text
-		if e.Param, err = p.parseParam(); err != nil {
-			if pe, ok := err.(*ParseError); ok && strings.HasPrefix(pe.Msg, "unable to parse literal as a float: ") {
-				return nil, &ParseError{Msg: "invalid parameter for operation " + op.String() + ": " + strings.TrimPrefix(pe.Msg, "unable to parse literal as a float: ")}
-			}
-			return nil, err
+		param = p.tok.text
+		if p.advance(); !p.isPunct(",") {
+			return nil, p.syntaxError(",")
 		}
-		if !op.TakesParam() {
-			return nil, &ParseError{Msg: fmt.Sprintf("parameter %s not supported for operation %s", raw, op)}
-		}
-	} else if op.TakesParam() {
-		return nil, &ParseError{Msg: "parameter required for operation " + op.String()}
+		p.advance()
 	}
 	r, err := p.parseLogRange()
 	if err != nil {
 		return nil, err
 	}
-	e.Left = r
 	if !p.isPunct(")") {
 		return nil, p.syntaxError(")")
 	}
 	p.advance()
-	if e.Grouping, err = p.parseOptionalGrouping(); err != nil {
+	g, err := p.parseOptionalGrouping()
+	if err != nil {
 		return nil, err
 	}
-	return e, nil
+	return newRangeAggregation(op, r, g, param), nil
+}
+
+// newRangeAggregation checks the parameter, grouping and unwrap as Loki's
+// newRangeAggregationExpr does, its errors deferred (see invalidExpr).
+func newRangeAggregation(op RangeOp, r *LogRange, g *Grouping, param string) SampleExpr {
+	e := &RangeAggregationExpr{Op: op, Left: r, Grouping: g}
+	switch {
+	case param != "" && !op.TakesParam():
+		return invalid(fmt.Sprintf("parameter %s not supported for operation %s", param, op))
+	case param != "":
+		v, err := strconv.ParseFloat(param, 64)
+		if err != nil {
+			return invalid(fmt.Sprintf("invalid parameter for operation %s: %s", op, err))
+		}
+		e.Param = &v
+	case op.TakesParam():
+		return invalid("parameter required for operation " + op.String())
+	}
+	if g != nil && !op.TakesGrouping() {
+		return invalid(fmt.Sprintf("grouping not allowed for %s aggregation", op))
+	}
+	switch {
+	case r.Unwrap != nil && op.UnwrapRule() == UnwrapForbidden:
+		return invalid(fmt.Sprintf("invalid aggregation %s with unwrap", op))
+	case r.Unwrap == nil && op.UnwrapRule() == UnwrapRequired:
+		return invalid(fmt.Sprintf("invalid aggregation %s without unwrap", op))
+	}
+	return e
 }
 
 // parseLogRange reads `{...} pipeline [| unwrap ...] [range] [offset d]`,
@@ -86,7 +106,7 @@ func (p *parser) parseLogRange() (*LogRange, error) {
 		return p.parseLogRangeInParens()
 	}
 	if !p.isPunct("{") {
-		return nil, p.syntaxError("{")
+		return nil, p.syntaxError("{", "(")
 	}
 	sel, err := p.parseSelector()
 	if err != nil {
@@ -142,39 +162,65 @@ func (p *parser) parseLogRangeThenClose() (*LogRange, error) {
 	return r, nil
 }
 
-// parseLogRangeInParens reads `(selector pipeline) [range]` or a wholly
-// parenthesised log range.
+// parseLogRangeInParens reads, after an opening parenthesis, a wholly
+// parenthesised log range or `(selector [pipeline] [unwrap]) range`,
+// where a bare selector may still take an unwrap after the range.
 func (p *parser) parseLogRangeInParens() (*LogRange, error) {
 	if !p.isPunct("{") {
 		return p.parseLogRangeThenClose()
 	}
-	left, u, err := p.parseLogExpr(true)
+	sel, err := p.parseSelector()
 	if err != nil {
 		return nil, err
 	}
-	r := &LogRange{Left: left, Unwrap: u}
+	p.advance()
+	stages, u, err := p.parsePipeline(true)
+	if err != nil {
+		return nil, err
+	}
+	bare := len(stages) == 0 && u == nil
+	r := &LogRange{Left: withPipeline(sel, stages), Unwrap: u}
 	if p.tok.kind == tRange {
-		// ( selector pipeline [range] ): the whole log range in parentheses.
-		if err := p.parseRangeAndOffset(r); err != nil {
-			return nil, err
-		}
-		if !p.isPunct(")") {
-			return nil, p.syntaxError(")")
-		}
-		p.advance()
-		return r, nil
+		return r, p.closeLogRangeInParens(r, sel, bare)
 	}
 	if !p.isPunct(")") {
 		if u != nil {
-			return nil, p.syntaxError("RANGE", "|")
+			return nil, p.syntaxError("RANGE", ")", "|")
 		}
-		return nil, p.syntaxError(")")
+		// A range, `)` or any stage could come: too many to list.
+		return nil, p.syntaxError()
 	}
-	p.advance()
-	if p.tok.kind != tRange {
+	if p.advance(); p.tok.kind != tRange {
 		return nil, p.syntaxError("RANGE")
 	}
-	return r, p.parseRangeAndOffset(r)
+	if err := p.parseRangeAndOffset(r); err != nil || !bare || !p.isPunct("|") {
+		return r, err
+	}
+	if p.advance(); !p.isWord("unwrap") {
+		return nil, p.syntaxError("unwrap")
+	}
+	r.Unwrap, err = p.parseUnwrap()
+	return r, err
+}
+
+// closeLogRangeInParens reads the range of a parenthesised log range,
+// the pipeline a bare selector may have after it, and the closing `)`.
+func (p *parser) closeLogRangeInParens(r *LogRange, sel *MatchersExpr, bare bool) error {
+	if err := p.parseRangeAndOffset(r); err != nil {
+		return err
+	}
+	if bare {
+		stages, u, err := p.parsePipeline(true)
+		if err != nil {
+			return err
+		}
+		r.Left, r.Unwrap = withPipeline(sel, stages), u
+	}
+	if !p.isPunct(")") {
+		return p.syntaxError(")")
+	}
+	p.advance()
+	return nil
 }
 
 func (p *parser) parseRangeAndOffset(r *LogRange) error {
@@ -235,23 +281,15 @@ func (p *parser) parseVectorAgg(op VectorOp) (Expr, error) {
 		return nil, p.syntaxError("(")
 	}
 	p.advance()
-	e := &VectorAggregationExpr{Op: op, Grouping: g}
+	param := ""
 	var inner Expr
 	if p.tok.kind == tNumber {
 		numTok := p.tok
-		p.advance()
-		if p.isPunct(",") {
+		if p.advance(); p.isPunct(",") {
+			param = numTok.text
 			p.advance()
-			if err := checkVectorParam(op, numTok.text, g); err != nil {
-				return nil, err
-			}
-			lit, err := p.parseNumber(numTok)
-			if err != nil {
-				return nil, err
-			}
-			e.Param = &lit.Val
 		} else {
-			lit, err := p.parseNumber(numTok)
+			lit, err := p.literal(numTok, false)
 			if err != nil {
 				return nil, err
 			}
@@ -270,54 +308,46 @@ func (p *parser) parseVectorAgg(op VectorOp) (Expr, error) {
 		// variants(...) of (...) is no operand of an aggregation.
 		return nil, p.syntaxError()
 	}
-	e.Left = se
 	if !p.isPunct(")") {
 		// An operator could continue the operand too.
 		return nil, p.syntaxError()
 	}
 	p.advance()
-	if e.Grouping == nil {
-		if e.Grouping, err = p.parseOptionalGrouping(); err != nil {
+	if g == nil {
+		if g, err = p.parseOptionalGrouping(); err != nil {
 			return nil, err
 		}
 	}
-	if e.Param == nil && op.TakesParam() {
-		return nil, &ParseError{Msg: "parameter required for operation " + op.String()}
-	}
-	if e.Grouping != nil {
-		if err := groupingAllowed(op); err != nil {
-			return nil, err
-		}
-	}
-	return e, nil
+	return newVectorAggregation(op, se, g, param), nil
 }
 
-// checkVectorParam applies Loki's parameter rules: topk, bottomk and
-// approx_topk take a positive integer, the others none.
-func checkVectorParam(op VectorOp, raw string, g *Grouping) error {
+// newVectorAggregation applies Loki's parameter and grouping rules (topk,
+// bottomk and approx_topk take a positive integer, the others none;
+// approx_topk no grouping), its errors deferred (see invalidExpr).
+func newVectorAggregation(op VectorOp, left SampleExpr, g *Grouping, param string) SampleExpr {
+	e := &VectorAggregationExpr{Op: op, Left: left, Grouping: g}
 	if !op.TakesParam() {
-		return &ParseError{Msg: fmt.Sprintf("unsupported parameter for operation %s(%s,", op, raw)}
+		if param != "" {
+			return invalid(fmt.Sprintf("unsupported parameter for operation %s(%s,", op, param))
+		}
+		return e
 	}
-	n, err := strconv.Atoi(raw)
+	if param == "" {
+		return invalid("parameter required for operation " + op.String())
+	}
+	n, err := strconv.Atoi(param)
 	if err != nil {
-		return &ParseError{Msg: fmt.Sprintf("invalid parameter %s(%s,", op, raw)}
+		return invalid(fmt.Sprintf("invalid parameter %s(%s,", op, param))
 	}
 	if n <= 0 {
-		return &ParseError{Msg: fmt.Sprintf("invalid parameter (must be greater than 0) %s(%s", op, raw)}
+		return invalid(fmt.Sprintf("invalid parameter (must be greater than 0) %s(%s", op, param))
 	}
-	if g != nil {
-		return groupingAllowed(op)
+	if g != nil && op.row().grouping == groupingNone {
+		return invalid(fmt.Sprintf("grouping not allowed for %s aggregation", op))
 	}
-	return nil
-}
-
-// groupingAllowed fails for an aggregation refusing any by/without
-// (approx_topk), as Loki's parser does.
-func groupingAllowed(op VectorOp) error {
-	if op.row().grouping == groupingNone {
-		return &ParseError{Msg: fmt.Sprintf("grouping not allowed for %s aggregation", op)}
-	}
-	return nil
+	v := float64(n)
+	e.Param = &v
+	return e
 }
 
 func (p *parser) parseVector() (Expr, error) {
@@ -327,26 +357,14 @@ func (p *parser) parseVector() (Expr, error) {
 	if p.advance().kind != tNumber {
 		return nil, p.syntaxError("NUMBER")
 	}
-	lit, err := p.parseNumber(p.tok)
-	if err != nil {
-		return nil, err
-	}
+	num := p.tok.text
 	if p.advance(); !p.isPunct(")") {
 		return nil, p.syntaxError(")")
 	}
 	p.advance()
-	return &VectorExpr{Val: lit.Val}, nil
-}
-
-// parseParam reads a function's leading `NUMBER ,`.
-func (p *parser) parseParam() (*float64, error) {
-	lit, err := p.parseNumber(p.tok)
+	v, err := strconv.ParseFloat(num, 64)
 	if err != nil {
-		return nil, err
+		return invalid("unable to parse vectorExpr as a float: " + err.Error()), nil
 	}
-	if p.advance(); !p.isPunct(",") {
-		return nil, p.syntaxError(",")
-	}
-	p.advance()
-	return &lit.Val, nil
+	return &VectorExpr{Val: v}, nil
 }

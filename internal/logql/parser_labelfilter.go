@@ -62,16 +62,11 @@ func (p *parser) labelFilterOpPrec() int {
 
 // startsLabelFilter reports a token that begins another label filter.
 func (p *parser) startsLabelFilter() bool {
-	return p.isPunct("(") || p.tok.kind == tIdent && p.labelFilterOpPrec() == 0 && !isKeyword(p.tok.text)
+	return p.isPunct("(") || p.tok.isName()
 }
 
-func isKeyword(s string) bool {
-	switch strings.ToLower(s) {
-	case "offset", "by", "without", "bool", "on", "ignoring", "group_left", "group_right", "unless":
-		return true
-	}
-	return false
-}
+// compareOps are the operators between a label and its value.
+var compareOps = map[string]bool{"=": true, "==": true, "!=": true, "=~": true, "!~": true, ">": true, ">=": true, "<": true, "<=": true}
 
 var stringFilterOps = map[string]MatchType{"=": MatchEqual, "==": MatchEqual, "!=": MatchNotEqual, "=~": MatchRegexp, "!~": MatchNotRegexp}
 
@@ -96,10 +91,13 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 	name := p.tok.text
 	op := p.advance()
 	t, ok := stringFilterOps[op.text]
-	if op.kind != tPunct || (!ok && !strings.ContainsAny(op.text, "<>")) {
+	if op.kind != tPunct || !compareOps[op.text] {
 		return nil, p.syntaxError()
 	}
 	v := p.advance()
+	if (op.text == "=~" || op.text == "!~") && v.kind != tString {
+		return nil, p.syntaxError("STRING")
+	}
 	sign := ""
 	if (v.kind == tPunct && (v.text == "-" || v.text == "+")) && op.text != "=~" && op.text != "!~" {
 		sign = v.text
@@ -110,10 +108,7 @@ func (p *parser) parseLabelFilterPrimary() (LabelFilter, error) {
 	if (v.kind == tNumber || v.kind == tDuration || v.kind == tBytes) && op.text != "=~" && op.text != "!~" {
 		return p.parseCompareFilter(name, op.text, sign)
 	}
-	if v.kind == tIdent && strings.EqualFold(v.text, "ip") {
-		if op.text == "=~" || op.text == "!~" {
-			return nil, p.syntaxError("STRING")
-		}
+	if v.kind == tIdent && v.call && strings.EqualFold(v.text, "ip") {
 		if op.text != "=" && op.text != "!=" {
 			return nil, p.syntaxError()
 		}
@@ -168,7 +163,8 @@ func (p *parser) parseIPLabelFilter(name string, negate bool) (LabelFilter, erro
 	f := &IPLabelFilter{Name: name, Negate: negate, IP: &IPMatcher{Pattern: pattern}}
 	m, err := NewIPMatcher(pattern)
 	if err != nil {
-		return f, p.stageErr(&LabelFilterExpr{Filter: f}, err.Error())
+		f.patternErr = err.Error()
+		return f, nil
 	}
 	f.IP = m
 	return f, nil

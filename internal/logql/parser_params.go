@@ -83,7 +83,8 @@ func (p *parser) parseJSONStage() (Stage, error) {
 	for i, x := range params {
 		path, err := parseJSONPath(x.Expression)
 		if err != nil {
-			return e, p.stageErr(e, "cannot parse expression ["+x.Expression+"]: "+err.Error())
+			p.failStage(e, "cannot parse expression ["+x.Expression+"]: "+err.Error())
+			return e, nil
 		}
 		e.Params[i].Path = path
 	}
@@ -106,6 +107,12 @@ func (p *parser) parseLogfmtStage() (Stage, error) {
 	}
 	if !e.Strict && !e.KeepEmpty && len(e.Params) == 0 {
 		return &LabelParserExpr{Op: "logfmt"}, nil
+	}
+	for _, x := range e.Params {
+		if err := checkLogfmtExpression(x.Expression); err != nil {
+			p.failStage(e, "cannot parse expression ["+x.Expression+"]: "+err.Error())
+			break
+		}
 	}
 	return e, nil
 }

@@ -12,8 +12,10 @@ func (p *parser) parseUnwrap() (*UnwrapExpr, error) {
 	u := &UnwrapExpr{}
 	conv := strings.ToLower(t.text)
 	switch {
-	case t.kind == tIdent && unwrapConversions[conv] && p.lex.peek().text == "(":
-		p.advance()
+	case t.call && unwrapConversions[conv]:
+		if !p.advance().isPunctText("(") {
+			return nil, p.syntaxError("(")
+		}
 		if !p.advance().isName() {
 			return nil, p.syntaxError("IDENTIFIER")
 		}

@@ -17,13 +17,9 @@ func validate(e Expr) error {
 // format_query does not make (an aggregated number).
 func validateSample(e SampleExpr, forFormat bool) error {
 	switch e := e.(type) {
+	case *invalidExpr:
+		return e.err
 	case *RangeAggregationExpr:
-		if e.Grouping != nil && !e.Op.TakesGrouping() {
-			return &ParseError{Msg: fmt.Sprintf("grouping not allowed for %s aggregation", e.Op)}
-		}
-		if err := validateUnwrap(e); err != nil {
-			return err
-		}
 		return validateMatchers(e.Left.Left.Matchers())
 	case *VectorAggregationExpr:
 		if e.Op.row().grouping == groupingNoLabels && e.Grouping != nil && len(e.Grouping.Groups) > 0 {
@@ -49,16 +45,6 @@ func validateSample(e SampleExpr, forFormat bool) error {
 			return err
 		}
 		return validateSample(e.RHS, forFormat)
-	}
-	return nil
-}
-
-func validateUnwrap(e *RangeAggregationExpr) error {
-	switch {
-	case e.Left.Unwrap != nil && e.Op.UnwrapRule() == UnwrapForbidden:
-		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s with unwrap", e.Op)}
-	case e.Left.Unwrap == nil && e.Op.UnwrapRule() == UnwrapRequired:
-		return &ParseError{Msg: fmt.Sprintf("invalid aggregation %s without unwrap", e.Op)}
 	}
 	return nil
 }

@@ -281,7 +281,7 @@ func withoutUnusedLineFormat(op logql.RangeOp, sel logql.LogSelectorExpr) logql.
 	}
 	var kept []logql.Stage
 	for i, st := range p.Pipeline {
-		if _, isFmt := st.(*logql.LineFmtExpr); isFmt && !lineReadAfter(p.Pipeline[i:]) {
+		if _, isFmt := st.(*logql.LineFmtExpr); isFmt && !logql.ReadsLineAfter(p.Pipeline[i:]) {
 			continue
 		}
 		kept = append(kept, st)
@@ -293,16 +293,6 @@ func withoutUnusedLineFormat(op logql.RangeOp, sel logql.LogSelectorExpr) logql.
 		return p.Left
 	}
 	return &logql.PipelineExpr{Left: p.Left, Pipeline: kept}
-}
-
-func lineReadAfter(stages []logql.Stage) bool {
-	for _, st := range stages {
-		switch st.(type) {
-		case *logql.LabelParserExpr, *logql.JSONParamsExpr, *logql.LogfmtExpr, *logql.LineFilterExpr:
-			return true
-		}
-	}
-	return false
 }
 
 // StreamBucketable reports that VictoriaLogs can count this range
