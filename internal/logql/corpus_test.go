@@ -1,10 +1,8 @@
 package logql
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
-	"os"
 	"strings"
 	"testing"
 )
@@ -122,26 +120,5 @@ func TestLokiCorpusFormat(t *testing.T) {
 
 // loadCorpus reads the recorded corpus; the tests skip without one.
 func loadCorpus(t *testing.T) []corpusCase {
-	f, err := os.Open("testdata/corpus.jsonl")
-	if os.IsNotExist(err) {
-		t.Skip("no corpus recorded")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []corpusCase
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var c corpusCase
-		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, c)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return readJSONL[corpusCase](t, "testdata/corpus.jsonl")
 }

@@ -121,16 +121,22 @@ func skipMalformed(t *testing.T, c malformedCase) bool {
 }
 
 func loadMalformed(t *testing.T) []malformedCase {
-	f, err := os.Open("testdata/malformed.jsonl")
+	return readJSONL[malformedCase](t, "testdata/malformed.jsonl")
+}
+
+// readJSONL reads one recorded case per line.
+func readJSONL[T any](t *testing.T, path string) []T {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []malformedCase
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var c malformedCase
+		var c T
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatal(err)
 		}
