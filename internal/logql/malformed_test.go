@@ -2,12 +2,15 @@ package logql
 
 import (
 	"bufio"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"os"
+	"strings"
 	"testing"
 )
 
-// malformedCase is one mutant of testdata/malformed.jsonl with Loki's
+// malformedCase is one mutant of testdata/malformed.jsonl.gz with Loki's
 // answers (parity/cmd/record-malformed says how both were made).
 type malformedCase struct {
 	Query         string `json:"q"`
@@ -121,10 +124,11 @@ func skipMalformed(t *testing.T, c malformedCase) bool {
 }
 
 func loadMalformed(t *testing.T) []malformedCase {
-	return readJSONL[malformedCase](t, "testdata/malformed.jsonl")
+	return readJSONL[malformedCase](t, "testdata/malformed.jsonl.gz")
 }
 
-// readJSONL reads one recorded case per line.
+// readJSONL reads one recorded case per line (gunzipped when path ends
+// in .gz).
 func readJSONL[T any](t *testing.T, path string) []T {
 	t.Helper()
 	f, err := os.Open(path)
@@ -132,8 +136,16 @@ func readJSONL[T any](t *testing.T, path string) []T {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r = zr
+	}
 	var out []T
-	sc := bufio.NewScanner(f)
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
 		var c T
