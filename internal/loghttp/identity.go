@@ -13,7 +13,8 @@ import (
 // request besides its typed parameters: what identifies its answer, the
 // time the answer reads, and how long a span it reads.
 type Identity struct {
-	// Key is every decoded parameter and header the answer depends on.
+	// Key is the request's parameters (sorted) and the headers that change
+	// the answer.
 	Key string
 	// End is the latest time the answer reads; FollowsNow when the
 	// request gave none (it reads up to now).
