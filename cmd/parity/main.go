@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vloki/vloki/internal/parity"
+	"github.com/vloki/vloki/internal/testing/parity"
 )
 
 func main() {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/vloki/vloki/internal/parity"
+	"github.com/vloki/vloki/internal/testing/parity"
 )
 
 // settle shows where Loki disagrees with its own recorded goldens as its

@@ -15,13 +15,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/vloki/vloki/internal/canary"
+	"github.com/vloki/vloki/internal/tools/canary"
 )
 
-// runCanary runs vloki's own end-to-end checker (internal/canary) against
+// runCanary runs vloki's own end-to-end checker (internal/tools/canary) against
 // a server, with loki-canary's flags, prints its figures as JSON and,
 // with -compare, fails when they are worse than a record of loki-canary's
-// (internal/integration/testdata/canary_loki.json).
+// (internal/testing/integration/testdata/canary_loki.json).
 func runCanary(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("canary", flag.ContinueOnError)
 	cfg := canary.Defaults()

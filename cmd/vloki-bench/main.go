@@ -29,8 +29,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/vloki/vloki/internal/bench"
-	"github.com/vloki/vloki/internal/vlrelease"
+	"github.com/vloki/vloki/internal/testing/vlrelease"
+	"github.com/vloki/vloki/internal/tools/bench"
 )
 
 func main() {

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vloki/vloki/internal/bench"
-	"github.com/vloki/vloki/internal/bench/scaledata"
-	"github.com/vloki/vloki/internal/bench/scaleingest"
+	"github.com/vloki/vloki/internal/tools/bench"
+	"github.com/vloki/vloki/internal/tools/bench/scaledata"
+	"github.com/vloki/vloki/internal/tools/bench/scaleingest"
 )
 
 // scale generates the Quickwit-shaped dataset (or its 25,600-stream

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/demo"
-	"github.com/vloki/vloki/internal/onewrite"
+	"github.com/vloki/vloki/internal/edge/onewrite"
 	"github.com/vloki/vloki/internal/server"
+	"github.com/vloki/vloki/internal/tools/demo"
 )
 
 func main() {

@@ -17,8 +17,8 @@ import (
 	promconfig "github.com/prometheus/prometheus/config"
 	"gopkg.in/yaml.v3"
 
-	"github.com/vloki/vloki/internal/limits"
-	"github.com/vloki/vloki/internal/otlp"
+	"github.com/vloki/vloki/internal/edge/limits"
+	"github.com/vloki/vloki/internal/write/otlp"
 )
 
 // Config is the whole of vloki's configuration.

@@ -5,8 +5,8 @@ import (
 	"os"
 	"runtime/debug"
 
-	"github.com/vloki/vloki/internal/backend/embedded"
 	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/storage/backend/embedded"
 )
 
 // LimitMemory applies memory.allowed_percent / memory.allowed_bytes: the

@@ -16,33 +16,33 @@ import (
 
 	"github.com/VictoriaMetrics/VictoriaMetrics/lib/flagutil"
 
-	"github.com/vloki/vloki/internal/acks"
-	"github.com/vloki/vloki/internal/api"
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/backend/embedded"
+	"github.com/vloki/vloki/internal/acked/acks"
+	"github.com/vloki/vloki/internal/acked/patterns"
+	"github.com/vloki/vloki/internal/acked/readyourwrites"
+	"github.com/vloki/vloki/internal/acked/streamindex"
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/dedup"
-	"github.com/vloki/vloki/internal/deletion"
-	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec/logs"
-	"github.com/vloki/vloki/internal/foreign"
-	"github.com/vloki/vloki/internal/frontend"
-	"github.com/vloki/vloki/internal/ingest"
-	"github.com/vloki/vloki/internal/limits"
-	"github.com/vloki/vloki/internal/metrics"
-	"github.com/vloki/vloki/internal/model"
-	"github.com/vloki/vloki/internal/patterns"
-	"github.com/vloki/vloki/internal/querier"
-	"github.com/vloki/vloki/internal/querier/tail"
-	"github.com/vloki/vloki/internal/queue"
+	"github.com/vloki/vloki/internal/edge/api"
+	"github.com/vloki/vloki/internal/edge/limits"
+	"github.com/vloki/vloki/internal/edge/metrics"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/live/tail"
+	"github.com/vloki/vloki/internal/live/tailhub"
+	"github.com/vloki/vloki/internal/live/tailshare"
+	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/engine"
+	"github.com/vloki/vloki/internal/read/frontend"
+	"github.com/vloki/vloki/internal/read/logs"
+	"github.com/vloki/vloki/internal/read/querier"
+	"github.com/vloki/vloki/internal/read/queue"
 	"github.com/vloki/vloki/internal/ruler/eval"
 	"github.com/vloki/vloki/internal/ruler/lease"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
-	"github.com/vloki/vloki/internal/streamindex"
-	"github.com/vloki/vloki/internal/tailhub"
-	"github.com/vloki/vloki/internal/tailshare"
-	"github.com/vloki/vloki/internal/tenant"
-	"github.com/vloki/vloki/internal/visibility"
+	"github.com/vloki/vloki/internal/storage/backend"
+	"github.com/vloki/vloki/internal/storage/backend/embedded"
+	"github.com/vloki/vloki/internal/storage/otheragents"
+	"github.com/vloki/vloki/internal/write/dedup"
+	"github.com/vloki/vloki/internal/write/deletion"
+	"github.com/vloki/vloki/internal/write/ingest"
 )
 
 // App is an assembled vloki.
@@ -132,7 +132,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return nil, fmt.Errorf("storage.retention: %w", err)
 	}
 	ledger, history := newLedger(cfg)
-	tails, visible := tailhub.New(), visibility.New(c.Flush, ledger)
+	tails, visible := tailhub.New(), readyourwrites.New(c.Flush, ledger)
 	front := newFrontend(cfg.Frontend, m, log, visible.Wait, ledger, history, retention.Duration())
 	// Answers cached under a tenant's old limits must not be served.
 	stopRuntime, err := startRuntimeConfig(cfg.RuntimeConfig, overrides, resolver.Map, front.Invalidate, log, m)
@@ -143,14 +143,14 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	streams := newStreamIndex(cfg, c, m, retention.Duration())
 	if streams != nil {
 		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Wait: visible.Wait,
-			Lookup: func(ctx context.Context, t backend.Tenant, ls model.Labels, from, to int64, fn func(model.Entry)) error {
+			Lookup: func(ctx context.Context, t tenant.ID, ls lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error {
 				return logs.StoredEntries(ctx, c, t, ls, from, to, fn)
 			}}
 		w.Newest = streams.Newest
 	}
-	var livePatterns *patterns.Live[backend.Tenant]
+	var livePatterns *patterns.Live[tenant.ID]
 	if streams != nil && cfg.Patterns.Enabled {
-		livePatterns = patterns.NewLive[backend.Tenant](cfg.Patterns.MaxLiveStreams, nil)
+		livePatterns = patterns.NewLive[tenant.ID](cfg.Patterns.MaxLiveStreams, nil)
 	}
 	ledger.Subscribe(pushSubscribers(tails, front, m, streams, livePatterns)...)
 	eng := engine.New(c, overrides, foreignConfig(cfg))
@@ -191,7 +191,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		Ready: func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
-			_, err := c.Values(ctx, backend.Tenant{}, backend.StreamFieldNames, backend.MetadataRequest{Query: "*", Start: 1, End: 1})
+			_, err := c.Values(ctx, tenant.ID{}, backend.StreamFieldNames, backend.MetadataRequest{Query: "*", Start: 1, End: 1})
 			return err
 		},
 	})
@@ -208,7 +208,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 // deletion.dir and, in filter-and-delete mode, deletes their rows from
 // storage once their cancel period has passed (stop ends that).
 func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *frontend.Frontend, streams *streamindex.Index,
-	livePatterns *patterns.Live[backend.Tenant]) (*deletion.Service, func(), error) {
+	livePatterns *patterns.Live[tenant.ID]) (*deletion.Service, func(), error) {
 	dir := cfg.Deletion.Dir
 	if dir == "" {
 		dir = filepath.Join(cfg.Storage.Path, "deletes")
@@ -224,7 +224,7 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 		return svc, func() {}, nil
 	}
 	p := &deletion.Processor{Store: store, Backend: c, Delay: cfg.Deletion.CancelPeriod, Log: log, Now: time.Now,
-		Processed: func(t backend.Tenant) {
+		Processed: func(t tenant.ID) {
 			changed(t)
 			if streams != nil {
 				streams.Forget(t)
@@ -241,8 +241,8 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 
 // newRuler serves Loki's rules API from the rule store and evaluates its
 // rules (nil when ruler.enable_api is off); stop ends the evaluations.
-func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engine.Engine, tenants func(string) backend.Tenant,
-	wait func(context.Context, backend.Tenant) error) (ruler *api.Ruler, stop func(), err error) {
+func newRuler(cfg config.Config, log *slog.Logger, m *metrics.Metrics, eng *engine.Engine, tenants func(string) tenant.ID,
+	wait func(context.Context, tenant.ID) error) (ruler *api.Ruler, stop func(), err error) {
 	stop = func() {}
 	if !cfg.Ruler.EnableAPI {
 		return nil, stop, nil
@@ -328,8 +328,8 @@ func processInterval(cancelPeriod time.Duration) time.Duration {
 // startRuntimeConfig keeps overrides as Loki's runtime configuration
 // file says, when one is set; changed is told of every tenant whose
 // limits a reload changed. stop ends the reloads.
-func startRuntimeConfig(rc config.RuntimeConfig, overrides *limits.Overrides, tenantOf func(string) backend.Tenant,
-	changed func(backend.Tenant), log *slog.Logger, m *metrics.Metrics) (stop func(), err error) {
+func startRuntimeConfig(rc config.RuntimeConfig, overrides *limits.Overrides, tenantOf func(string) tenant.ID,
+	changed func(tenant.ID), log *slog.Logger, m *metrics.Metrics) (stop func(), err error) {
 	if rc.File == "" {
 		return func() {}, nil
 	}
@@ -378,11 +378,11 @@ func (a *App) restoreStreams(file string) error {
 // foreignConfig is how to read data other agents wrote, nil unless
 // configured (the engine derives service_name and detected_level per
 // tenant, as its pushes would have had them).
-func foreignConfig(cfg config.Config) *foreign.Config {
+func foreignConfig(cfg config.Config) *otheragents.Config {
 	if !cfg.Backend.ForeignData {
 		return nil
 	}
-	return &foreign.Config{MissingMsg: cfg.Backend.DefaultMsgValue}
+	return &otheragents.Config{MissingMsg: cfg.Backend.DefaultMsgValue}
 }
 
 // newStreamIndex builds the stream index when it is on and no foreign
@@ -436,7 +436,7 @@ func newLedger(cfg config.Config) (ledger, history *acks.Ledger) {
 // index and the live patterns hold it, so an answer they give under the
 // new generation has it.
 func pushSubscribers(tails *tailhub.Hub, front *frontend.Frontend, m *metrics.Metrics, streams *streamindex.Index,
-	livePatterns *patterns.Live[backend.Tenant]) []acks.Subscriber {
+	livePatterns *patterns.Live[tenant.ID]) []acks.Subscriber {
 	subs := []acks.Subscriber{
 		{Acked: acks.Streams(tails.Publish)},
 		{Acked: func(p acks.Push) { m.ObservePush(ingest.Size(p.Streams)) }},
@@ -471,7 +471,7 @@ func newExtents(c config.Frontend, m *metrics.Metrics, history *acks.Ledger) *fr
 }
 
 // newFrontend builds the query frontend and exposes its figures.
-func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, backend.Tenant) error,
+func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, tenant.ID) error,
 	ledger, history *acks.Ledger, retention time.Duration) *frontend.Frontend {
 	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible,
 		LastAck: ledger.LastAck, Retention: retention}

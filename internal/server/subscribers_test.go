@@ -5,14 +5,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/vloki/vloki/internal/acks"
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/frontend"
-	"github.com/vloki/vloki/internal/metrics"
-	"github.com/vloki/vloki/internal/model"
-	"github.com/vloki/vloki/internal/patterns"
-	"github.com/vloki/vloki/internal/streamindex"
-	"github.com/vloki/vloki/internal/tailhub"
+	"github.com/vloki/vloki/internal/acked/acks"
+	"github.com/vloki/vloki/internal/acked/patterns"
+	"github.com/vloki/vloki/internal/acked/streamindex"
+	"github.com/vloki/vloki/internal/edge/metrics"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/live/tailhub"
+	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/frontend"
 )
 
 // invalidations is a results cache that checks, when a push moves a
@@ -32,13 +32,13 @@ func (c invalidations) Invalidate(ctx context.Context, tenant string) {
 // live patterns hold it, and after the read-your-writes wait covers it;
 // its number is given after all of them.
 func TestPushSubscribersOrder(t *testing.T) {
-	ledger, tn := acks.New(acks.Config{Keep: acks.Keep}), backend.Tenant{AccountID: 5}
+	ledger, tn := acks.New(acks.Config{Keep: acks.Keep}), tenant.ID{AccountID: 5}
 	tails := tailhub.New()
 	sub, _ := tails.Subscribe(tn)
 	defer sub.Close()
 	streams := streamindex.New(streamindex.Config{MaxStreams: 10,
-		Horizon: func(context.Context, backend.Tenant) (int64, bool, error) { return 0, true, nil }})
-	live := patterns.NewLive[backend.Tenant](10, nil)
+		Horizon: func(context.Context, tenant.ID) (int64, bool, error) { return 0, true, nil }})
+	live := patterns.NewLive[tenant.ID](10, nil)
 	checked := 0
 	cache := invalidations{Memory: frontend.NewMemory(1 << 20), check: func() {
 		checked++
@@ -53,8 +53,8 @@ func TestPushSubscribersOrder(t *testing.T) {
 	front := frontend.New(frontend.Config{MaxCacheFreshness: 10 * time.Minute, Cache: cache})
 	ledger.Subscribe(pushSubscribers(tails, front, metrics.New(), streams, live)...)
 	old := time.Now().Add(-time.Hour).UnixNano()
-	ledger.Acked(tn, []model.Stream{{Labels: model.Labels{{Name: "app", Value: "a"}},
-		Entries: []model.Entry{{TimestampNs: old, Line: "late line"}}}})
+	ledger.Acked(tn, []lokidata.Stream{{Labels: lokidata.Labels{{Name: "app", Value: "a"}},
+		Entries: []lokidata.Entry{{TimestampNs: old, Line: "late line"}}}})
 	if checked != 1 || ledger.Seq(tn) != 1 {
 		t.Fatalf("%d invalidations, number %d", checked, ledger.Seq(tn))
 	}

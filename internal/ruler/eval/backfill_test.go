@@ -20,10 +20,10 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 	"github.com/prometheus/prometheus/rules"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec/metric"
-	vmodel "github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	vmodel "github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/engine"
+	"github.com/vloki/vloki/internal/read/metric"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
 
@@ -118,7 +118,7 @@ type scriptEngine struct {
 
 // Instant: heartbeat always 1; per app, a series present in some slots
 // only (k is the slot's number since the epoch).
-func (s scriptEngine) Instant(_ context.Context, _ backend.Tenant, req engine.InstantRequest) (*engine.Result, error) {
+func (s scriptEngine) Instant(_ context.Context, _ tenant.ID, req engine.InstantRequest) (*engine.Result, error) {
 	k := req.Time.UnixNano() / int64(s.interval)
 	q := req.Expr.String()
 	series := func(pairs ...any) *engine.Result {
@@ -171,7 +171,7 @@ func backfillOptions(t *testing.T, interval time.Duration, rwURL string) Options
 			t.Fatal(err)
 		}
 	}
-	return Options{Store: store, Engine: scriptEngine{interval}, Tenant: func(string) backend.Tenant { return backend.Tenant{} },
+	return Options{Store: store, Engine: scriptEngine{interval}, Tenant: func(string) tenant.ID { return tenant.ID{} },
 		RulePath: "/rules", EvaluationInterval: interval, PollInterval: time.Hour, Log: quiet(),
 		RemoteWrite: RemoteWrite{URL: rwURL, Dir: t.TempDir(), BatchSendDeadline: 50 * time.Millisecond}}
 }

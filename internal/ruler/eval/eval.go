@@ -17,7 +17,7 @@ import (
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 
-	"github.com/vloki/vloki/internal/backend"
+	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
 
@@ -26,10 +26,10 @@ type Options struct {
 	Store  *rulestore.Store
 	Engine Engine
 	// Tenant maps a tenant name to its VictoriaLogs pair.
-	Tenant func(string) backend.Tenant
+	Tenant func(string) tenant.ID
 	// Wait, when set, makes the tenant's acknowledged pushes visible
 	// before each query (vloki's read-your-writes).
-	Wait func(context.Context, backend.Tenant) error
+	Wait func(context.Context, tenant.ID) error
 	// RulePath is Loki's ruler.rule_path: nothing is written there, but
 	// it is part of each group's identity, hence of its slot.
 	RulePath string

@@ -20,10 +20,10 @@ import (
 	"github.com/prometheus/prometheus/prompb"
 	"github.com/prometheus/prometheus/rules"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec/metric"
-	vmodel "github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	vmodel "github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/engine"
+	"github.com/vloki/vloki/internal/read/metric"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
 
@@ -33,11 +33,11 @@ type fakeEngine struct {
 	mu      sync.Mutex
 	res     *engine.Result
 	err     error
-	tenants []backend.Tenant
+	tenants []tenant.ID
 	queries []string
 }
 
-func (f *fakeEngine) Instant(_ context.Context, t backend.Tenant, req engine.InstantRequest) (*engine.Result, error) {
+func (f *fakeEngine) Instant(_ context.Context, t tenant.ID, req engine.InstantRequest) (*engine.Result, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.tenants = append(f.tenants, t)
@@ -52,11 +52,11 @@ func vectorResult(v float64, ls ...vmodel.Label) *engine.Result {
 
 func TestQueryFuncResults(t *testing.T) {
 	ts := time.Unix(1000, 0)
-	tenant := backend.Tenant{AccountID: 7}
+	tn := tenant.ID{AccountID: 7}
 	f := &fakeEngine{res: vectorResult(3, vmodel.Label{Name: "app", Value: "x"}, vmodel.Label{Name: "a", Value: "1"})}
 	waited := 0
-	q := QueryFunc(f, tenant, func(_ context.Context, got backend.Tenant) error {
-		if got == tenant {
+	q := QueryFunc(f, tn, func(_ context.Context, got tenant.ID) error {
+		if got == tn {
 			waited++
 		}
 		return nil
@@ -65,7 +65,7 @@ func TestQueryFuncResults(t *testing.T) {
 	if err != nil || len(v) != 1 || v[0].F != 3 || v[0].T != ts.UnixMilli() || v[0].Metric.String() != `{a="1", app="x"}` {
 		t.Fatalf("vector: %v %v", v, err)
 	}
-	if f.tenants[0] != tenant || waited != 1 {
+	if f.tenants[0] != tn || waited != 1 {
 		t.Errorf("tenant %v, waited %d", f.tenants[0], waited)
 	}
 
@@ -143,7 +143,7 @@ func TestEvaluatorRunsStoredRulesInTheirSlots(t *testing.T) {
 	}
 	f := &fakeEngine{res: vectorResult(5)}
 	reg := prometheus.NewRegistry()
-	ev := New(Options{Store: store, Engine: f, Tenant: func(string) backend.Tenant { return backend.Tenant{AccountID: 1} },
+	ev := New(Options{Store: store, Engine: f, Tenant: func(string) tenant.ID { return tenant.ID{AccountID: 1} },
 		RulePath: "/rules", EvaluationInterval: iv, PollInterval: time.Hour, ForGracePeriod: 10 * time.Minute, Log: quiet(),
 		Registerer: reg})
 	store.OnChange = ev.Changed
@@ -337,7 +337,7 @@ func TestAlertsSentToAlertmanager(t *testing.T) {
 		t.Fatal(err)
 	}
 	iv := 200 * time.Millisecond
-	ev := New(Options{Store: store, Engine: &fakeEngine{res: vectorResult(5)}, Tenant: func(string) backend.Tenant { return backend.Tenant{} },
+	ev := New(Options{Store: store, Engine: &fakeEngine{res: vectorResult(5)}, Tenant: func(string) tenant.ID { return tenant.ID{} },
 		RulePath: "/rules", EvaluationInterval: iv, PollInterval: time.Hour, ResendDelay: time.Minute, ForGracePeriod: 10 * time.Minute,
 		ExternalURL: "http://ext", Log: quiet(), Alerting: Alerting{AlertmanagerURL: am.URL + "/am", QueueCapacity: 100, DatasourceUID: "uid1",
 			ExternalLabels: map[string]string{"cluster": "c1", "alertname": "not this"}}})
@@ -401,7 +401,7 @@ func TestRecordedSamplesRemoteWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev := New(Options{Store: store, Engine: &fakeEngine{res: vectorResult(5, vmodel.Label{Name: "app", Value: "x"})},
-		Tenant: func(string) backend.Tenant { return backend.Tenant{} }, RulePath: "/rules", EvaluationInterval: 200 * time.Millisecond,
+		Tenant: func(string) tenant.ID { return tenant.ID{} }, RulePath: "/rules", EvaluationInterval: 200 * time.Millisecond,
 		PollInterval: time.Hour, Log: quiet(),
 		RemoteWrite: RemoteWrite{URL: rw.URL + "/api/v1/write", Dir: t.TempDir(), BatchSendDeadline: 100 * time.Millisecond}})
 	if err := ev.Check(); err != nil {

@@ -9,8 +9,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/vloki/vloki/internal/backend"
-	vmodel "github.com/vloki/vloki/internal/model"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	vmodel "github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
 
@@ -38,7 +38,7 @@ func TestMetricsAfterAnEvaluation(t *testing.T) {
 	}
 	reg := prometheus.NewRegistry()
 	ev := New(Options{Store: store, Engine: &fakeEngine{res: vectorResult(5, vmodel.Label{Name: "app", Value: "x"})},
-		Tenant: func(string) backend.Tenant { return backend.Tenant{} }, RulePath: "/rules", EvaluationInterval: 200 * time.Millisecond,
+		Tenant: func(string) tenant.ID { return tenant.ID{} }, RulePath: "/rules", EvaluationInterval: 200 * time.Millisecond,
 		PollInterval: time.Hour, ForGracePeriod: 10 * time.Minute, Log: quiet(), Registerer: reg,
 		Alerting:    Alerting{AlertmanagerURL: am.URL, QueueCapacity: 100},
 		RemoteWrite: RemoteWrite{URL: rw.URL + "/api/v1/write", Dir: t.TempDir(), BatchSendDeadline: 100 * time.Millisecond}})

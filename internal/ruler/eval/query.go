@@ -20,16 +20,16 @@ import (
 	"github.com/prometheus/prometheus/rules"
 	"github.com/prometheus/prometheus/storage"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec/logs"
-	"github.com/vloki/vloki/internal/exec/metric"
-	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lang/logql"
+	"github.com/vloki/vloki/internal/read/engine"
+	"github.com/vloki/vloki/internal/read/logs"
+	"github.com/vloki/vloki/internal/read/metric"
 )
 
 // Engine runs instant queries (vloki's engine.Engine).
 type Engine interface {
-	Instant(ctx context.Context, t backend.Tenant, req engine.InstantRequest) (*engine.Result, error)
+	Instant(ctx context.Context, t tenant.ID, req engine.InstantRequest) (*engine.Result, error)
 }
 
 // ErrNotVectorOrScalar is Loki's error for a rule whose query answers
@@ -42,7 +42,7 @@ var ErrNotVectorOrScalar = errors.New("rule result is not a vector or scalar")
 // wait, when set, runs first: vloki's read-your-writes, so the query sees
 // every push of the tenant acknowledged before it (Loki's ruler misses
 // lines not yet visible).
-func QueryFunc(e Engine, t backend.Tenant, wait func(context.Context, backend.Tenant) error) rules.QueryFunc {
+func QueryFunc(e Engine, t tenant.ID, wait func(context.Context, tenant.ID) error) rules.QueryFunc {
 	return func(ctx context.Context, q string, ts time.Time) (promql.Vector, error) {
 		if wait != nil {
 			_ = wait(ctx, t) // a failed flush: the query meets the same trouble

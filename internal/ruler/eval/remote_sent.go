@@ -13,7 +13,7 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/tsdb/agent"
 
-	"github.com/vloki/vloki/internal/atomicfile"
+	"github.com/vloki/vloki/internal/storage/atomicfile"
 )
 
 // sentFileName is the file beside a tenant's WAL that says, for each

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/rules"
 
-	"github.com/vloki/vloki/internal/atomicfile"
+	"github.com/vloki/vloki/internal/storage/atomicfile"
 )
 
 // vloki keeps each tenant's pending and firing alerts in

@@ -12,9 +12,9 @@ import (
 	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/rules"
 
-	"github.com/vloki/vloki/internal/backend"
-	"github.com/vloki/vloki/internal/engine"
-	"github.com/vloki/vloki/internal/exec/metric"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/read/engine"
+	"github.com/vloki/vloki/internal/read/metric"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
 )
 
@@ -24,10 +24,10 @@ type switchEngine struct {
 	mu      sync.Mutex
 	res     *engine.Result
 	times   []time.Time
-	tenants []backend.Tenant
+	tenants []tenant.ID
 }
 
-func (s *switchEngine) Instant(_ context.Context, t backend.Tenant, req engine.InstantRequest) (*engine.Result, error) {
+func (s *switchEngine) Instant(_ context.Context, t tenant.ID, req engine.InstantRequest) (*engine.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.times, s.tenants = append(s.times, req.Time), append(s.tenants, t)
@@ -65,7 +65,7 @@ func newStateFixture(t *testing.T, g rulestore.Group) stateFixture {
 
 func (f stateFixture) start(t *testing.T, e Engine, change func(*Options)) *Evaluator {
 	t.Helper()
-	o := Options{Store: f.store, Engine: e, Tenant: func(string) backend.Tenant { return backend.Tenant{} }, RulePath: "/rules",
+	o := Options{Store: f.store, Engine: e, Tenant: func(string) tenant.ID { return tenant.ID{} }, RulePath: "/rules",
 		EvaluationInterval: 100 * time.Millisecond, PollInterval: time.Hour, ResendDelay: time.Minute,
 		ForGracePeriod: time.Minute, OutageTolerance: time.Hour, Log: quiet(), AlertStateDir: f.dir}
 	if change != nil {
@@ -284,7 +284,7 @@ func TestQueryOffset(t *testing.T) {
 	e := &switchEngine{res: vectorResult(1)}
 	iv := 100 * time.Millisecond
 	ids := map[string]uint32{"t1": 1, "t2": 2}
-	ev := New(Options{Store: store, Engine: e, Tenant: func(n string) backend.Tenant { return backend.Tenant{AccountID: ids[n]} }, RulePath: "/rules",
+	ev := New(Options{Store: store, Engine: e, Tenant: func(n string) tenant.ID { return tenant.ID{AccountID: ids[n]} }, RulePath: "/rules",
 		EvaluationInterval: iv, PollInterval: time.Hour, Log: quiet(), QueryOffset: 30 * time.Second})
 	ev.Start()
 	first := func(id uint32) (time.Time, bool) {

@@ -28,7 +28,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/vloki/vloki/internal/atomicfile"
+	"github.com/vloki/vloki/internal/storage/atomicfile"
 )
 
 // FileName is the lease file's name in the rule directory (hidden, and a

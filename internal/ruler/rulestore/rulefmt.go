@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/common/model"
 	"gopkg.in/yaml.v3"
 
-	"github.com/vloki/vloki/internal/logql"
+	"github.com/vloki/vloki/internal/lang/logql"
 )
 
 // Group is a rule group as Loki keeps it (its proto's fields) and prints

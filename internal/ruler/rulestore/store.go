@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/vloki/vloki/internal/atomicfile"
+	"github.com/vloki/vloki/internal/storage/atomicfile"
 )
 
 // Errors the API answers with Loki's texts.

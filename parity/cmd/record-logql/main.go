@@ -1,8 +1,8 @@
 // Command record-logql asks a running Loki which LogQL queries it accepts and
 // records its exact answers, as the goldens for vloki's LogQL parser.
 //
-// Input is internal/logql/testdata/corpus-queries.txt (format described in
-// that file's header); output is internal/logql/testdata/corpus.jsonl, one
+// Input is internal/lang/logql/testdata/corpus-queries.txt (format described in
+// that file's header); output is internal/lang/logql/testdata/corpus.jsonl, one
 // JSON object per query, sorted by query and de-duplicated. Every query is
 // asked twice (two full passes); a query whose two answers differ is reported
 // on stderr and marked "flaky": true.
@@ -56,8 +56,8 @@ type entry struct {
 
 func main() {
 	lokiURL := flag.String("url", os.Getenv("LOKI_URL"), "base URL of the Loki to ask (default $LOKI_URL)")
-	in := flag.String("in", "internal/logql/testdata/corpus-queries.txt", "query corpus")
-	out := flag.String("out", "internal/logql/testdata/corpus.jsonl", "output file")
+	in := flag.String("in", "internal/lang/logql/testdata/corpus-queries.txt", "query corpus")
+	out := flag.String("out", "internal/lang/logql/testdata/corpus.jsonl", "output file")
 	passes := flag.Int("passes", 2, "how many times every query is asked; answers must agree")
 	flag.Parse()
 	if *lokiURL == "" {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vloki/vloki/internal/logql/mutate"
+	"github.com/vloki/vloki/internal/lang/logql/mutate"
 )
 
 // Fixed evaluation times, as record-logql's, so that answers never depend

@@ -1,9 +1,9 @@
 // Command record-malformed derives malformed queries from valid ones
-// (internal/logql/mutate) and records a running Loki's answers to them, the
-// goldens internal/logql's TestLokiMalformed holds vloki's parser to.
+// (internal/lang/logql/mutate) and records a running Loki's answers to them, the
+// goldens internal/lang/logql's TestLokiMalformed holds vloki's parser to.
 //
 // Seeds are the queries Loki ran (answered 200) among the LogQL corpus
-// (internal/logql/testdata/corpus.jsonl) and the parity corpus
+// (internal/lang/logql/testdata/corpus.jsonl) and the parity corpus
 // (parity/corpus, statuses from parity/goldens.jsonl); mutate.SelectSeeds
 // picks the ones covering the most syntax. Every mutant is asked on
 // query_range, query and format_query, twice; a mutant whose two answers
@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/vloki/vloki/internal/logql/mutate"
+	"github.com/vloki/vloki/internal/lang/logql/mutate"
 )
 
 // Case is one line of malformed.jsonl.gz. Instant and format answers are
@@ -48,9 +48,9 @@ type Case struct {
 
 func main() {
 	lokiURL := flag.String("url", os.Getenv("LOKI_URL"), "base URL of the Loki to ask (default $LOKI_URL)")
-	corpus := flag.String("corpus", "internal/logql/testdata/corpus.jsonl", "LogQL corpus with Loki's answers")
+	corpus := flag.String("corpus", "internal/lang/logql/testdata/corpus.jsonl", "LogQL corpus with Loki's answers")
 	parityDir := flag.String("parity", "parity", "parity directory (corpus/ and goldens.jsonl)")
-	out := flag.String("out", "internal/logql/testdata/malformed.jsonl.gz", "output file (gzipped)")
+	out := flag.String("out", "internal/lang/logql/testdata/malformed.jsonl.gz", "output file (gzipped)")
 	seeds := flag.Int("seeds", 60, "how many seeds")
 	perSeed := flag.Int("per-seed", 300, "mutants per seed")
 	passes := flag.Int("passes", 2, "how many times every mutant is asked; answers must agree")

@@ -1,0 +1,153 @@
+package patterns
+
+import (
+	"fmt"
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/lokidata"
+)
+
+// Lines without a leading space or multi-byte punctuation come back as
+// they were from the punctuation tokenizer.
+func TestPunctuationJoinRestoresLine(t *testing.T) {
+	r := rand.New(rand.NewSource(1))
+	alphabet := []string{"a", "B", "7", " ", "  ", "=", ",", "[", "]", "(", ")", "\"", "'", ".", "-", ":", "/", "_", "+", "<", ">", "é", "日"}
+	p := punctuation{maxLineLength}
+	for i := 0; i < 2000; i++ {
+		var b strings.Builder
+		b.WriteString("x")
+		for j := r.Intn(40); j > 0; j-- {
+			b.WriteString(alphabet[r.Intn(len(alphabet))])
+		}
+		line := b.String()
+		tokens, spaces, ok := p.tokenize(line)
+		if !ok {
+			t.Fatal(line)
+		}
+		if got := p.join(tokens, spaces); got != line {
+			t.Fatalf("%q joined back as %q", line, got)
+		}
+	}
+}
+
+// Lines that differ only in some tokens end up in one cluster whose
+// pattern has placeholders exactly there.
+func TestLinesDifferingInTokensShareAPattern(t *testing.T) {
+	m := NewMiner()
+	for i := 0; i < 50; i++ {
+		add(m, int64(i)*1e9, fmt.Sprintf("user %d logged in from host-%d via ssh", i, i%3), "info")
+	}
+	got := Prune(m.Series(nil, 0, 100_000, 10_000))
+	if len(got) != 1 || got[0].Pattern != "user <_> logged in from <_> via ssh" || got[0].Level != "info" {
+		t.Fatalf("%+v", got)
+	}
+	var n int64
+	for _, s := range got[0].Samples {
+		n += s.Count
+	}
+	if n != 50 {
+		t.Fatalf("counted %d lines, pushed 50", n)
+	}
+}
+
+// Rare patterns are pruned and the rest sorted by frequency.
+func TestPruneKeepsFrequentPatterns(t *testing.T) {
+	m := NewMiner()
+	for i := 0; i < 100; i++ {
+		add(m, int64(i)*1e9, fmt.Sprintf("job %d done in %d ms", i, i), "")
+		if i%2 == 0 {
+			add(m, int64(i)*1e9, fmt.Sprintf("cache miss for key k%d now", i), "")
+		}
+		if i%5 == 0 {
+			add(m, int64(i)*1e9, fmt.Sprintf("disk %d almost full warning", i), "")
+		}
+	}
+	got := Prune(m.Series(nil, 0, 200_000, 10_000))
+	if len(got) != 2 || !strings.HasPrefix(got[0].Pattern, "job") || !strings.HasPrefix(got[1].Pattern, "cache") || got[0].Level != "unknown" {
+		t.Fatalf("%+v", got)
+	}
+}
+
+// BenchmarkMine100k clusters a budget's worth of mixed lines.
+func BenchmarkMine100k(b *testing.B) {
+	r := rand.New(rand.NewSource(2))
+	lines := make([]string, 100_000)
+	for i := range lines {
+		switch i % 3 {
+		case 0:
+			lines[i] = fmt.Sprintf("GET /api/items/%d 200 %dms user=u%d", r.Intn(1e5), r.Intn(500), r.Intn(100))
+		case 1:
+			lines[i] = fmt.Sprintf(`level=info msg="charge ok" amount=%d card=c%d duration=%dms`, r.Intn(1000), r.Intn(4), r.Intn(900))
+		default:
+			lines[i] = fmt.Sprintf("worker %d finished job %x in %d.%ds", r.Intn(8), r.Int63(), r.Intn(10), r.Intn(10))
+		}
+	}
+	b.ResetTimer()
+	for range b.N {
+		m := NewMiner()
+		for s := range 3 {
+			m.Add(lokidata.Labels{{Name: "s", Value: fmt.Sprint(s)}}, func(yield func(Line) bool) {
+				for i := s; i < len(lines); i += 3 {
+					if !yield(Line{int64(i) * 1e8, lines[i], "info"}) {
+						return
+					}
+				}
+			})
+		}
+		_ = Prune(m.Series(nil, 0, 1e7, 60_000))
+	}
+}
+
+func add(m *Miner, ts int64, text, level string) {
+	m.Add(lokidata.Labels{{Name: "s", Value: "s"}}, func(yield func(Line) bool) { yield(Line{ts, text, level}) })
+}
+
+// Counts older than the retained window are pruned (a minute at most
+// after they fall out of it), and streams left without patterns are
+// forgotten, as Loki's pattern ingester forgets them.
+func TestLivePrunesRetainedWindow(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := NewLive[string](10, func() time.Time { return now })
+	s := servedRequests(now)
+	l.Push("t", []lokidata.Stream{s})
+	from, through := now.UnixMilli(), now.Add(time.Hour).UnixMilli()
+	if got, ok := l.Series("t", nil, from, through, 60_000); !ok || len(Prune(got)) != 1 {
+		t.Fatalf("%v %+v", ok, got)
+	}
+	now = now.Add(Retain + 2*time.Minute)
+	if got, ok := l.Series("t", nil, from, through, 60_000); !ok || len(got) != 0 || l.Streams() != 0 {
+		t.Fatalf("after the retained window: %v %+v, %d streams", ok, got, l.Streams())
+	}
+}
+
+// TestLiveForget: a tenant whose rows were deleted from storage loses its
+// mined patterns and is mined from storage from then on.
+func TestLiveForget(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := NewLive[string](10, func() time.Time { return now })
+	s := servedRequests(now)
+	l.Push("t", []lokidata.Stream{s})
+	l.Push("u", []lokidata.Stream{s})
+	l.Forget("t")
+	from, through := now.UnixMilli(), now.Add(time.Hour).UnixMilli()
+	if _, ok := l.Series("t", nil, from, through, 60_000); ok {
+		t.Error("a forgotten tenant is answered from memory")
+	}
+	if got, ok := l.Series("u", nil, from, through, 60_000); !ok || len(Prune(got)) != 1 || l.Streams() != 1 {
+		t.Errorf("another tenant: %v %+v, %d streams", ok, got, l.Streams())
+	}
+}
+
+// servedRequests is a stream of 40 lines of one pattern, a second apart
+// from now.
+func servedRequests(now time.Time) lokidata.Stream {
+	var s lokidata.Stream
+	s.Labels = lokidata.Labels{{Name: "app", Value: "a"}}
+	for i := range 40 {
+		s.Entries = append(s.Entries, lokidata.Entry{TimestampNs: now.Add(time.Duration(i) * time.Second).UnixNano(), Line: fmt.Sprintf("request %d served in %d ms", i, i)})
+	}
+	return s
+}

@@ -1,0 +1,104 @@
+package streamindex
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
+)
+
+// saved is the file a clean shutdown writes: what the index knew, for a
+// restart to come back with every tenant's streams and horizon.
+type saved struct {
+	Tenants []savedTenant `json:"tenants"`
+}
+
+type savedTenant struct {
+	AccountID uint32        `json:"account_id"`
+	ProjectID uint32        `json:"project_id"`
+	Horizon   *int64        `json:"horizon,omitempty"`
+	Full      bool          `json:"full,omitempty"`
+	Streams   []savedStream `json:"streams"`
+}
+
+type savedStream struct {
+	Labels   lokidata.Labels `json:"labels"`
+	Min, Max int64
+}
+
+// Save writes the index to path. Only a clean shutdown may call it, once
+// the storage has every acknowledged row and takes no more: the file
+// then describes the storage exactly.
+func (ix *Index) Save(path string) error {
+	ix.mu.RLock()
+	var s saved
+	for t, tn := range ix.tenants {
+		st := savedTenant{AccountID: t.AccountID, ProjectID: t.ProjectID, Full: tn.full}
+		if tn.known {
+			h := tn.horizon
+			st.Horizon = &h
+		}
+		for _, x := range tn.streams {
+			st.Streams = append(st.Streams, savedStream{Labels: x.labels, Min: x.min, Max: x.max})
+		}
+		s.Tenants = append(s.Tenants, st)
+	}
+	ix.mu.RUnlock()
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// Load restores what Save wrote and removes the file, so that a later
+// crash (after which the storage may hold rows the index does not) never
+// restores it. A missing file leaves the index empty.
+func (ix *Index) Load(path string) error {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil {
+		return err
+	}
+	var s saved
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil // a damaged file: start empty, horizons read afresh
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for _, st := range s.Tenants {
+		tn := ix.tenantLocked(tenant.ID{AccountID: st.AccountID, ProjectID: st.ProjectID})
+		tn.full = st.Full
+		if st.Horizon != nil {
+			tn.horizon, tn.known = *st.Horizon, true
+		}
+		// Line lengths are not saved: entries up to the newest restored
+		// are not in the streams' lines.
+		tn.restored = tn.horizon
+		for _, x := range st.Streams {
+			tn.restored = max(tn.restored, x.Max)
+		}
+		for _, x := range st.Streams {
+			if ix.streams >= ix.cfg.MaxStreams {
+				tn.full = true
+				break
+			}
+			tn.streams[x.Labels.String()] = &stream{labels: x.Labels, min: x.Min, max: x.Max}
+			ix.streams++
+		}
+		tn.linesFrom = tn.restored + 1
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package streamindex
+
+import (
+	"context"
+	"iter"
+	"math"
+	"slices"
+	"sort"
+
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lang/logql"
+	"github.com/vloki/vloki/internal/lokidata"
+)
+
+// lineBytes is one acknowledged entry's time and line length: volumes
+// over the ranges the index covers are summed from these, as Loki sums
+// its ingesters' chunks in memory.
+type lineBytes struct {
+	ts, n int64
+}
+
+// addLine keeps the stream's lines in time order (late entries are
+// inserted in place).
+func (st *stream) addLine(ts, n int64) {
+	k := len(st.lines)
+	if k == 0 || st.lines[k-1].ts <= ts {
+		st.lines = append(st.lines, lineBytes{ts, n})
+		return
+	}
+	i := sort.Search(k, func(i int) bool { return st.lines[i].ts > ts })
+	st.lines = slices.Insert(st.lines, i, lineBytes{ts, n})
+}
+
+// addLinesLocked records a pushed stream's line lengths; entries before
+// the tenant's linesFrom are left out (ranges reaching there are not
+// answered from memory anyway).
+func (ix *Index) addLinesLocked(tn *tenantIndex, st *stream, entries []lokidata.Entry) {
+	if ix.cfg.MaxLines <= 0 {
+		return
+	}
+	for _, e := range entries {
+		if e.TimestampNs >= tn.linesFrom {
+			st.addLine(e.TimestampNs, int64(len(e.Line)))
+			ix.lines++
+		}
+	}
+	if ix.lines > ix.cfg.MaxLines {
+		ix.trimLinesLocked()
+	}
+}
+
+// trimLinesLocked drops the older half of the kept time span, repeatedly,
+// until a quarter of the budget is free; ranges starting before the cut
+// are then answered by the storage.
+func (ix *Index) trimLinesLocked() {
+	for ix.lines > ix.cfg.MaxLines*3/4 {
+		oldest, newest := int64(math.MaxInt64), int64(math.MinInt64)
+		for _, tn := range ix.tenants {
+			for _, st := range tn.streams {
+				if len(st.lines) > 0 {
+					oldest, newest = min(oldest, st.lines[0].ts), max(newest, st.lines[len(st.lines)-1].ts)
+				}
+			}
+		}
+		cut := oldest + (newest-oldest)/2 + 1
+		for _, tn := range ix.tenants {
+			tn.linesFrom = max(tn.linesFrom, cut)
+			for _, st := range tn.streams {
+				i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].ts >= cut })
+				if i > 0 {
+					st.lines = slices.Clone(st.lines[i:])
+					ix.lines -= i
+				}
+			}
+		}
+	}
+}
+
+// Lines calls fn with each of the tenant's streams matching ms and its
+// entries (time, line bytes) in [start, end] (Unix ns, inclusive) when
+// the index holds them all; ok is false when the storage must answer.
+func (ix *Index) Lines(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, fn func(ls lokidata.Labels, lines iter.Seq2[int64, int64])) (ok bool, err error) {
+	if ix.cfg.MaxLines <= 0 {
+		return false, nil
+	}
+	if ok, err := ix.knowsFrom(ctx, t, start); !ok || err != nil {
+		return false, err
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	tn := ix.tenants[t]
+	if tn == nil {
+		return true, nil
+	}
+	if tn.full || start < tn.linesFrom {
+		return false, nil
+	}
+	for _, st := range tn.streams {
+		if st.max < start || st.min > end || !logql.MatchLabels(ms, st.labels.Get) {
+			continue
+		}
+		fn(st.labels, st.linesIn(start, end))
+	}
+	return true, nil
+}
+
+func (st *stream) linesIn(start, end int64) iter.Seq2[int64, int64] {
+	return func(yield func(int64, int64) bool) {
+		i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].ts >= start })
+		for _, l := range st.lines[i:] {
+			if l.ts > end || !yield(l.ts, l.n) {
+				return
+			}
+		}
+	}
+}
+
+// LinesKept is how many entries' line lengths the index holds.
+func (ix *Index) LinesKept() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.lines
+}

@@ -1,0 +1,22 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/vloki/vloki/internal/edge/lokijson"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/read/frontend"
+)
+
+// patterns serves /loki/api/v1/patterns (querier.Patterns). Off, a valid
+// request gets no patterns, as with Loki's default.
+func (s *Server) patterns(w http.ResponseWriter, ctx context.Context, t tenant.ID, q patternsRequest, _ frontend.ReadState) {
+	series, err := s.d.Querier.Patterns(ctx, t, q.RangeQuery, q.Selector, q.Now)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_, _ = w.Write(lokijson.AppendPatterns(nil, series))
+}

@@ -1,0 +1,282 @@
+// Package logs answers a log query as one of Loki's queriers does: Walk
+// reads VictoriaLogs in direction order, batch after batch, and a
+// Collector runs each row through the local stages, de-duplicates, applies
+// the interval and the limit, and groups the survivors into streams (the
+// live tails use it too). StoredEntries reads one stream's entries.
+package logs
+
+import (
+	"context"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lang/logsql"
+	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/logrow"
+	"github.com/vloki/vloki/internal/read/plan"
+	"github.com/vloki/vloki/internal/storage/backend"
+	"github.com/vloki/vloki/internal/storage/schema"
+)
+
+// Direction orders log entries.
+type Direction int
+
+// Directions, as Loki names them.
+const (
+	Backward Direction = iota
+	Forward
+)
+
+// Request is one log query to run.
+type Request struct {
+	Query *plan.LogQuery
+	// Start is inclusive and End exclusive, in Unix ns.
+	Start, End int64
+	Limit      int
+	Direction  Direction
+	// IntervalNs, when > 0, keeps only entries at least this far apart.
+	IntervalNs int64
+	// Categorize keeps structured metadata out of stream labels, as
+	// Loki's categorize-labels encoding flag asks.
+	Categorize bool
+	// KeepParsed keeps each entry's parsed labels with it even when they
+	// join the stream labels, as Loki's tailer does (its legacy tail
+	// shows them).
+	KeepParsed bool
+	// Metadata, when set, is the only structured metadata read with each
+	// line (the rest stays in storage, unread); nil reads all.
+	Metadata []string
+}
+
+// Result is the answer to a log query.
+type Result struct {
+	Streams []lokidata.Stream
+	Stats   Stats
+}
+
+// Stats are the figures a query's stats object reports.
+type Stats struct {
+	EntriesReturned int
+	LinesProcessed  int
+	BytesProcessed  int
+}
+
+// Walk is one querier's answer to a log query: the first Limit entries
+// in direction order, grouped into streams. The walk it returns tells
+// whether the limit cut through entries sharing a timestamp.
+func Walk(ctx context.Context, c *backend.Client, t tenant.ID, req Request) (*Result, *Walked, error) {
+	w := &walker{c: c, t: t, req: req, streams: logrow.NewStreamCache(req.Query.Foreign), col: NewCollector(req)}
+	if err := w.run(ctx); err != nil {
+		return nil, nil, err
+	}
+	return w.col.Result(), &Walked{w: w}, nil
+}
+
+// walker fetches rows in direction order, batch after batch, until the
+// collector is full or the range is exhausted.
+type walker struct {
+	c       *backend.Client
+	t       tenant.ID
+	req     Request
+	streams *logrow.StreamCache
+	col     *Collector
+	// buf is reused by every fetch: a batch is consumed before the next
+	// one is asked for.
+	buf []logrow.Row
+}
+
+// firstWindow is the span of the first request of a walk.
+const firstWindow = int64(time.Hour)
+
+// maxBatch bounds the rows one request asks for, so a query holds at most
+// that many fetched rows (and VictoriaLogs' top-k as many copies) however
+// high its limit: a pipeline that keeps few rows walks the whole range
+// with full batches.
+const maxBatch = 2000
+
+// run walks [Start, End) from the direction's starting end, one window per
+// request, until the collector is full. A window that comes back whole
+// makes the next one twice as wide, so a sparse range needs few requests.
+// A window that fills the batch ends at the batch's last timestamp, and
+// the next window spans what that batch covered: VictoriaLogs then scans
+// about a batch of rows per request. Asking for the rest of a dense window
+// instead made it scan, and copy into its top-k, the same rows again for
+// every batch: time and garbage quadratic in the window's rows.
+func (w *walker) run(ctx context.Context) error {
+	lo, hi := w.req.Start, w.req.End-1
+	span := firstWindow
+	for lo <= hi && !w.col.full() {
+		wlo, whi := lo, hi
+		if whi-wlo >= span {
+			if w.req.Direction == Backward {
+				wlo = whi - span + 1
+			} else {
+				whi = wlo + span - 1
+			}
+		}
+		edge, full, err := w.walkBatch(ctx, wlo, whi)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !full && w.req.Direction == Backward:
+			hi = wlo - 1
+		case !full:
+			lo = whi + 1
+		case w.req.Direction == Backward:
+			span, hi = whi-edge+1, edge-1
+		default:
+			span, lo = edge-wlo+1, edge+1
+		}
+		if !full && span < math.MaxInt64/2 {
+			span *= 2
+		}
+	}
+	return nil
+}
+
+// walkBatch collects the first batch of the window [lo, hi]: the rows up
+// to the timestamp of its batchSize-th row (edge), all rows at edge
+// included, as they may continue past the batch. It first asks for that
+// edge alone, over _time only, then for the rows up to it without a sort:
+// VictoriaLogs' top-k would copy every field of every row it passes.
+//
+// When VictoriaLogs filters lines, asking twice would match every line
+// twice, and few rows reach the top-k: one sorted request is cheaper.
+func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
+	if w.req.Query.FiltersLines {
+		return w.walkBatchSorted(ctx, lo, hi)
+	}
+	edge, full, err = w.batchEdge(ctx, lo, hi, w.batchSize())
+	if err != nil {
+		return 0, false, err
+	}
+	if full && w.req.Direction == Backward {
+		lo = edge
+	} else if full {
+		hi = edge
+	}
+	rows, err := w.fetch(ctx, lo, hi, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	w.sortRows(rows)
+	w.col.addAll(rows)
+	return edge, full, nil
+}
+
+// walkBatchSorted is walkBatch in one sorted request, and one more for
+// the rows at the edge when the batch comes back full.
+func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
+	batchSize := w.batchSize()
+	rows, err := w.fetch(ctx, lo, hi, batchSize)
+	if err != nil {
+		return 0, false, err
+	}
+	w.sortRows(rows)
+	if len(rows) < batchSize {
+		w.col.addAll(rows)
+		return 0, false, nil
+	}
+	edge = rows[len(rows)-1].TimestampNs
+	n := len(rows)
+	for n > 0 && rows[n-1].TimestampNs == edge {
+		n--
+	}
+	w.col.addAll(rows[:n])
+	atEdge, err := w.fetch(ctx, edge, edge, 0)
+	if err != nil {
+		return 0, false, err
+	}
+	w.sortRows(atEdge)
+	w.col.addAll(atEdge)
+	return edge, true, nil
+}
+
+// batchEdge returns the timestamp of the n-th row of [lo, hi] in direction
+// order; full is false when the window holds fewer rows.
+func (w *walker) batchEdge(ctx context.Context, lo, hi int64, n int) (edge int64, full bool, err error) {
+	q := logsql.Query{
+		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
+		Pipes:  []logsql.Pipe{logsql.Fields{"_time"}, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: n}, logsql.TimeEdge{Desc: w.req.Direction == Backward}},
+	}
+	err = w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
+		count, err := logrow.ParseCount(r.Get("n"))
+		if err != nil || count < int64(n) {
+			return err
+		}
+		edge, err = logrow.ParseTime(r.Get("t"))
+		full = err == nil
+		return err
+	})
+	return edge, full, err
+}
+
+// batchSize is how many rows the next request asks for: what the limit
+// still needs, or, when local stages drop rows (label filters after a
+// parser, pattern filters), a full batch: asking for exactly what is
+// missing would then take a round trip for every few entries kept.
+func (w *walker) batchSize() int {
+	if w.req.Query.FiltersLocally() {
+		return maxBatch
+	}
+	return min(w.col.remaining(), maxBatch)
+}
+
+// fetch returns the rows in [lo, hi] that pass the pushed-down filter, at
+// most limit of them (0: all) from the direction's starting end. The rows
+// live in w.buf, valid until the next fetch.
+func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logrow.Row, error) {
+	q := logsql.Query{
+		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
+		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
+	}
+	if w.req.Metadata != nil {
+		q.Pipes[0] = logsql.Fields(append([]string{"_time", "_stream", "_msg", schema.EmptyLineField, schema.SeqField}, w.req.Metadata...))
+	}
+	if limit > 0 {
+		q.Pipes = append(q.Pipes, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: limit})
+	}
+	rows := w.buf[:0]
+	err := w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
+		row, err := logrow.Read(r, w.streams)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+		return nil
+	})
+	w.buf = rows
+	return rows, err
+}
+
+// sortRows puts rows in direction order. Entries of different streams that
+// share a timestamp follow Loki's merge order: ascending stream fingerprint
+// in both directions. Within a stream, entries sharing a timestamp come in
+// arrival order (schema.SeqField), reversed when reading backward, as
+// Loki's head blocks keep them. A row without an arrival number was
+// written first (or before vloki numbered entries, or by another agent);
+// such rows order by line, which also puts duplicates side by side (a
+// repeated entry never gets a number: vloki drops it when it can tell,
+// and when it cannot, it numbers nothing across pushes).
+func (w *walker) sortRows(rows []logrow.Row) {
+	backward := w.req.Direction == Backward
+	sort.SliceStable(rows, func(i, j int) bool {
+		a, b := &rows[i], &rows[j]
+		if a.TimestampNs != b.TimestampNs {
+			return (a.TimestampNs > b.TimestampNs) == backward
+		}
+		if a.Hash != b.Hash {
+			return a.Hash < b.Hash
+		}
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		if a.Seq != b.Seq {
+			return (a.Seq > b.Seq) == backward
+		}
+		return a.Line < b.Line
+	})
+}

@@ -1,0 +1,79 @@
+package querier
+
+import (
+	"context"
+	"sort"
+
+	"github.com/vloki/vloki/internal/edge/loghttp"
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/storage/backend"
+	"github.com/vloki/vloki/internal/storage/otheragents"
+	"github.com/vloki/vloki/internal/storage/schema"
+)
+
+// Series are the label sets of the streams matching any of the request's
+// selectors (every stream without one), each once, in label-string order.
+func (q *Querier) Series(ctx context.Context, t tenant.ID, req *loghttp.SeriesQuery) ([]lokidata.Labels, error) {
+	return bounded(ctx, q.engine, t, func(ctx context.Context) ([]lokidata.Labels, error) {
+		f, err := q.foreign(ctx, t, req.Start, req.End)
+		if err != nil {
+			return nil, err
+		}
+		streams, err := q.seriesStreams(ctx, t, req, f)
+		if err != nil {
+			return nil, err
+		}
+		return seriesLabels(streams, f)
+	})
+}
+
+// seriesStreams are the stored streams matching any selector, each once.
+func (q *Querier) seriesStreams(ctx context.Context, t tenant.ID, req *loghttp.SeriesQuery, f *otheragents.Config) ([]string, error) {
+	filters := []string{"*"}
+	if len(req.Selectors) > 0 {
+		filters = filters[:0]
+		for _, ms := range req.Selectors {
+			filters = append(filters, selectorFilter(ms, f))
+		}
+	}
+	seen := map[string]bool{}
+	var streams []string
+	for _, filter := range filters {
+		vals, err := q.storage.Values(ctx, t, backend.Streams, backend.MetadataRequest{
+			Query: filter, Start: req.Start.UnixNano(), End: req.End.UnixNano(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vals {
+			if !seen[v.Value] {
+				seen[v.Value] = true
+				streams = append(streams, v.Value)
+			}
+		}
+	}
+	return streams, nil
+}
+
+// seriesLabels reads stored streams as Loki's label sets, each once, in
+// label-string order.
+func seriesLabels(streams []string, f *otheragents.Config) ([]lokidata.Labels, error) {
+	sets := make([]lokidata.Labels, 0, len(streams))
+	seen := map[string]bool{}
+	for _, raw := range streams {
+		ls, err := schema.ParseStream(raw)
+		if err != nil {
+			return nil, err
+		}
+		if f != nil {
+			ls = f.StreamLabels(ls)
+		}
+		if key := ls.String(); !seen[key] {
+			seen[key] = true
+			sets = append(sets, ls)
+		}
+	}
+	sort.Slice(sets, func(i, j int) bool { return sets[i].String() < sets[j].String() })
+	return sets, nil
+}

@@ -1,0 +1,54 @@
+package backend
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/url"
+
+	"github.com/vloki/vloki/internal/edge/tenant"
+)
+
+// PushLoki sends a snappy-compressed Loki protobuf PushRequest to
+// VictoriaLogs' Loki endpoint with message parsing off, so every line is
+// stored verbatim in _msg and labels become stream fields. It returns only
+// after VictoriaLogs accepted the whole body.
+func (c *Client) PushLoki(ctx context.Context, t tenant.ID, snappyProto []byte) error {
+	form := url.Values{"disable_message_parsing": {"1"}}
+	hdr := http.Header{"Content-Type": {"application/x-protobuf"}, "Content-Encoding": {"snappy"}}
+	return c.timed("push", func() error {
+		return c.insert(ctx, t, "/insert/loki/api/v1/push", form, snappyProto, hdr)
+	})
+}
+
+// insert posts a body to an insert endpoint and waits for its answer.
+func (c *Client) insert(ctx context.Context, t tenant.ID, path string, form url.Values, body []byte, hdr http.Header) error {
+	resp, err := c.do(ctx, t, http.MethodPost, path, form, bytes.NewReader(body), hdr)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}
+
+// Flush makes recently ingested rows searchable at once. Only a single-node
+// VictoriaLogs (or the embedded engine) supports it.
+func (c *Client) Flush(ctx context.Context) error {
+	resp, err := c.do(ctx, tenant.ID{}, http.MethodGet, "/internal/force_flush", nil, nil, nil)
+	if err != nil {
+		return err
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.Body.Close()
+}
+
+// InsertJSONLines stores newline-delimited JSON rows the way other agents
+// write to VictoriaLogs (its /insert/jsonline), with the given stream
+// fields and _msg field.
+func (c *Client) InsertJSONLines(ctx context.Context, t tenant.ID, body []byte, streamFields, msgField string) error {
+	form := url.Values{"_stream_fields": {streamFields}, "_msg_field": {msgField}, "_time_field": {"_time"}}
+	return c.timed("insert", func() error {
+		return c.insert(ctx, t, "/insert/jsonline", form, body, nil)
+	})
+}

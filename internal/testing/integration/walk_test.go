@@ -1,0 +1,131 @@
+package integration
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/lokidata"
+)
+
+// TestLimitWalkMatchesReference pushes entries over several hours, with
+// bursts of equal timestamps larger than the limits, and checks every
+// (direction, limit) answer against the first-N-in-order reference. It
+// exercises the growing windows, full batches and equal-timestamp edges.
+func TestLimitWalkMatchesReference(t *testing.T) {
+	type pushed struct {
+		app  string
+		ts   int64
+		line string
+	}
+	r := rand.New(rand.NewPCG(7, 7))
+	var all []pushed
+	byApp := map[string][]entry{}
+	for i := 0; i < 300; i++ {
+		app := []string{"w1", "w2", "w3"}[r.IntN(3)]
+		ts := base.Add(time.Duration(r.IntN(5*3600)) * time.Second)
+		if i%50 == 0 { // a burst on one timestamp across streams
+			for j := 0; j < 12; j++ {
+				p := pushed{[]string{"w1", "w2", "w3"}[j%3], ts.UnixNano(), fmt.Sprintf("burst-%d-%d", i, j)}
+				all = append(all, p)
+				byApp[p.app] = append(byApp[p.app], entry{ns(ts), p.line})
+			}
+			continue
+		}
+		p := pushed{app, ts.UnixNano(), fmt.Sprintf("line-%d", i)}
+		all = append(all, p)
+		byApp[app] = append(byApp[app], entry{ns(ts), p.line})
+	}
+	// Loki orders entries of different streams sharing a timestamp by
+	// ascending stream fingerprint, in both directions.
+	fingerprint := func(app string) uint64 {
+		return lokidata.Labels{{Name: "app", Value: app}, {Name: "service_name", Value: app}}.Hash()
+	}
+	// Entries of one stream and timestamp come in push order (reversed
+	// backward); which of them the limit keeps is what this test checks,
+	// their order after Loki's frontend sort TestSameTimestampOrderMatchesLoki.
+	reference := func(backward bool, limit int) string {
+		s := append([]pushed(nil), all...)
+		sort.SliceStable(s, func(i, j int) bool {
+			if s[i].ts != s[j].ts {
+				return (s[i].ts > s[j].ts) == backward
+			}
+			return fingerprint(s[i].app) < fingerprint(s[j].app)
+		})
+		if backward {
+			reverseTies(s, func(a, b pushed) bool { return a.ts == b.ts && a.app == b.app })
+		}
+		if len(s) > limit {
+			s = s[:limit]
+		}
+		groups := map[string][]string{}
+		for _, p := range s {
+			groups[p.app] = append(groups[p.app], p.line)
+		}
+		var parts []string
+		for _, app := range []string{"w1", "w2", "w3"} {
+			if g := groups[app]; len(g) > 0 {
+				parts = append(parts, app+":"+strings.Join(g, ","))
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			for app, es := range byApp {
+				tg.pushJSON(t, "walk", jsonPush(map[string]string{"app": app}, es...))
+			}
+			for _, dir := range []string{"backward", "forward"} {
+				for _, limit := range []int{1, 5, 11, 12, 13, 100, 299, 500} {
+					got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "walk",
+						rangeParams(`{app=~"w.*"}`, base, base.Add(6*time.Hour), limit, dir), nil)))
+					if want := reference(dir == "backward", limit); sortBursts(got) != sortBursts(want) {
+						t.Errorf("%s limit %d:\n got  %.300s\n want %.300s", dir, limit, got, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// reverseTies reverses each run of consecutive elements that tie.
+func reverseTies[T any](s []T, tie func(a, b T) bool) {
+	for i := 0; i < len(s); {
+		j := i + 1
+		for j < len(s) && tie(s[i], s[j]) {
+			j++
+		}
+		slices.Reverse(s[i:j])
+		i = j
+	}
+}
+
+// sortBursts sorts each run of a summary's burst-<i>-<j> lines of one
+// burst, leaving which lines are there as they are.
+func sortBursts(summary string) string {
+	var parts []string
+	for _, part := range strings.Split(summary, " ") {
+		app, list, _ := strings.Cut(part, ":")
+		lines := strings.Split(list, ",")
+		burst := func(l string) string {
+			if !strings.HasPrefix(l, "burst-") {
+				return ""
+			}
+			return l[:strings.LastIndexByte(l, '-')]
+		}
+		for i := 0; i < len(lines); {
+			j := i + 1
+			for j < len(lines) && burst(lines[i]) != "" && burst(lines[j]) == burst(lines[i]) {
+				j++
+			}
+			sort.Strings(lines[i:j])
+			i = j
+		}
+		parts = append(parts, app+":"+strings.Join(lines, ","))
+	}
+	return strings.Join(parts, " ")
+}

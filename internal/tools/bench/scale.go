@@ -1,0 +1,148 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/vloki/vloki/internal/tools/bench/scaledata"
+	"github.com/vloki/vloki/internal/tools/bench/scaleingest"
+)
+
+// ScaleConfig is one scale bench run over one dataset: it is pushed into
+// every target in turn (each timed alone), counted back, then queried.
+type ScaleConfig struct {
+	Data    scaledata.Config
+	Targets []Target
+	// Ingest tunes the pushers; SkipIngest queries data already there.
+	Ingest     scaleingest.Options
+	SkipIngest bool
+	Workloads  []Workload
+	Loads      []Load
+	// Progress receives live lines (nil: none).
+	Progress io.Writer
+}
+
+// Ingestion is how one target took the dataset.
+type Ingestion struct {
+	Target         string    `json:"target"`
+	Via            string    `json:"via"`
+	Lines          int       `json:"lines"`
+	LineBytes      int64     `json:"line_bytes"`
+	WireBytes      int64     `json:"wire_bytes"`
+	Seconds        float64   `json:"seconds"`
+	LinesPerSecond float64   `json:"lines_per_second"`
+	Usage          ProcUsage `json:"usage"`
+	// CountedBack is the lines the target counts once they are searchable.
+	CountedBack int `json:"counted_back"`
+}
+
+// ScaleReport is a whole scale run.
+type ScaleReport struct {
+	Dataset   scaledata.Config `json:"dataset"`
+	Streams   int              `json:"streams"`
+	Ingestion []Ingestion      `json:"ingestion"`
+	Queries   *Report          `json:"queries"`
+	Workloads []Workload       `json:"-"`
+}
+
+// JSON renders the report for machines.
+func (r *ScaleReport) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ") }
+
+// Scale runs the scale bench.
+func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
+	d := scaledata.New(cfg.Data)
+	rep := &ScaleReport{Dataset: cfg.Data, Streams: len(d.Streams()), Workloads: cfg.Workloads}
+	if !cfg.SkipIngest {
+		for _, tg := range cfg.Targets {
+			in, err := ingest(ctx, d, tg, cfg)
+			rep.Ingestion = append(rep.Ingestion, in)
+			if err != nil {
+				return rep, fmt.Errorf("ingesting into %s: %w", tg.Name, err)
+			}
+		}
+	}
+	q, err := Run(ctx, RunConfig{Now: d.End(), Workloads: cfg.Workloads, Loads: cfg.Loads, Targets: cfg.Targets, Progress: cfg.Progress})
+	rep.Queries = q
+	return rep, err
+}
+
+// ingest pushes the dataset into one target alone, measuring its
+// processes, then waits until the target counts every line.
+func ingest(ctx context.Context, d *scaledata.Dataset, tg Target, cfg ScaleConfig) (Ingestion, error) {
+	sink := scaleingest.Sink{URL: tg.URL, Header: tg.Header, Format: scaleingest.LokiProto}
+	in := Ingestion{Target: tg.Name, Via: "Loki push, protobuf+snappy"}
+	if tg.Twins {
+		sink.Format, in.Via = scaleingest.JSONLine, "VictoriaLogs jsonline"
+	}
+	opts := cfg.Ingest
+	opts.Pushed = &atomic.Int64{}
+	s := startSampler(tg.PIDs)
+	stop := showProgress(cfg.Progress, "ingest "+tg.Name+" ("+in.Via+")", time.Now(),
+		func() uint64 { return uint64(opts.Pushed.Load()) }, "lines")
+	res, err := scaleingest.Push(ctx, d, sink, opts)
+	stop()
+	in.Usage = s.finish()
+	in.Lines, in.LineBytes, in.WireBytes = res.Lines, res.LineBytes, res.WireBytes
+	in.Seconds, in.LinesPerSecond = res.Elapsed.Seconds(), res.LinesPerSecond()
+	if err != nil {
+		return in, err
+	}
+	in.CountedBack, err = waitCounted(ctx, d, tg)
+	return in, err
+}
+
+// waitCounted polls until the target counts every line of d (rows become
+// searchable a few seconds after they are acknowledged).
+func waitCounted(ctx context.Context, d *scaledata.Dataset, tg Target) (int, error) {
+	deadline := time.Now().Add(10 * time.Minute)
+	got := -1
+	for time.Now().Before(deadline) {
+		if got = count(ctx, d, tg); got == d.Lines() {
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return got, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+	return got, fmt.Errorf("%s counts %d of %d lines after 10 minutes", tg.Name, got, d.Lines())
+}
+
+// count asks the target how many lines it holds over the dataset's span:
+// LogQL's count_over_time, or LogsQL's count() of VictoriaLogs itself.
+func count(ctx context.Context, d *scaledata.Dataset, tg Target) int {
+	end := d.End().Add(time.Second)
+	if !tg.Twins {
+		hours := int(end.Sub(d.Start()).Hours()) + 1
+		q := url.Values{"query": {fmt.Sprintf(`sum(count_over_time({agent="benchmark"}[%dh]))`, hours)}, "time": {ns(end)}}
+		return instantValue(ctx, tg, q)
+	}
+	q := url.Values{"query": {"* | stats count() lines"}, "start": {ns(d.Start())}, "end": {ns(end)}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, tg.URL+"/select/logsql/query?"+q.Encode(), nil)
+	if err != nil {
+		return -1
+	}
+	req.Header = tg.Header.Clone()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	var row struct{ Lines string }
+	if json.NewDecoder(resp.Body).Decode(&row) != nil {
+		return -1
+	}
+	n, err := strconv.Atoi(row.Lines)
+	if err != nil {
+		return -1
+	}
+	return n
+}

@@ -1,0 +1,176 @@
+// Package dedup keeps each stream's entries a set, as Loki's are: an entry
+// equal to another of its stream (timestamp, line and structured
+// metadata) is stored once. Loki drops such an entry when its ingester
+// appends it and again when its queriers merge chunks, so an agent that
+// retries a push it already delivered changes no answer.
+//
+// Within one push vloki drops repeats always (Within). Across pushes it
+// can only when it is the only writer (Deduper): an entry newer than
+// everything its stream holds is new; the others are looked up in
+// VictoriaLogs, once the tenant's acknowledged pushes are searchable, and
+// dropped when found. Pushes of one stream are serialised from that
+// check until they are acknowledged, so two retries racing each other
+// cannot both write.
+package dedup
+
+import (
+	"context"
+	"hash/maphash"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
+)
+
+// Within drops every entry equal to an earlier one of the same stream in
+// streams (streams with equal labels are one stream).
+func Within(streams []lokidata.Stream) []lokidata.Stream {
+	seen := map[string]map[string]struct{}{}
+	out := streams[:0]
+	for _, s := range streams {
+		set := seen[s.Labels.String()]
+		if set == nil {
+			set = map[string]struct{}{}
+			seen[s.Labels.String()] = set
+		}
+		kept := s.Entries[:0]
+		for _, e := range s.Entries {
+			k := Key(e)
+			if _, dup := set[k]; !dup {
+				set[k] = struct{}{}
+				kept = append(kept, e)
+			}
+		}
+		if s.Entries = kept; len(kept) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Key identifies an entry within its stream: timestamp, line and the set
+// of its structured metadata.
+func Key(e lokidata.Entry) string {
+	md := append(lokidata.Labels(nil), e.StructuredMetadata...)
+	sort.Slice(md, func(i, j int) bool { return md[i].Name < md[j].Name })
+	var b strings.Builder
+	b.WriteString(strconv.FormatInt(e.TimestampNs, 10))
+	b.WriteByte(0)
+	b.WriteString(e.Line)
+	for _, l := range md {
+		b.WriteByte(0)
+		b.WriteString(l.Name)
+		b.WriteByte('=')
+		b.WriteString(l.Value)
+	}
+	return b.String()
+}
+
+// LookupFunc calls fn with the entries stored for exactly the stream ls
+// in [from, to].
+type LookupFunc func(ctx context.Context, t tenant.ID, ls lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error
+
+// Deduper drops entries a stream already holds.
+type Deduper struct {
+	// Newest is the newest timestamp the stream may hold; false when
+	// unknown (every entry is then looked up).
+	Newest func(t tenant.ID, ls lokidata.Labels) (int64, bool)
+	Lookup LookupFunc
+	// Wait returns once the tenant's acknowledged pushes are searchable.
+	Wait func(context.Context, tenant.ID) error
+
+	seed  maphash.Seed
+	once  sync.Once
+	locks [256]sync.Mutex
+}
+
+// Begin locks the streams of a push and drops the entries they already
+// hold; done unlocks them, once the push is acknowledged (or failed).
+func (d *Deduper) Begin(ctx context.Context, t tenant.ID, streams []lokidata.Stream) (kept []lokidata.Stream, done func(), err error) {
+	done = d.lock(t, streams)
+	waited := false
+	out := streams[:0]
+	for _, s := range streams {
+		from, to, any := d.candidates(t, s)
+		if any {
+			if !waited {
+				if err := d.Wait(ctx, t); err != nil {
+					done()
+					return nil, func() {}, err
+				}
+				waited = true
+			}
+			if s, err = d.dropStored(ctx, t, s, from, to); err != nil {
+				done()
+				return nil, func() {}, err
+			}
+		}
+		if len(s.Entries) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out, done, nil
+}
+
+// candidates is the span of the entries not newer than all the stream
+// holds; any is false when there are none.
+func (d *Deduper) candidates(t tenant.ID, s lokidata.Stream) (from, to int64, any bool) {
+	newest, known := d.Newest(t, s.Labels)
+	for _, e := range s.Entries {
+		if known && e.TimestampNs > newest {
+			continue
+		}
+		if !any || e.TimestampNs < from {
+			from = e.TimestampNs
+		}
+		if !any || e.TimestampNs > to {
+			to = e.TimestampNs
+		}
+		any = true
+	}
+	return from, to, any
+}
+
+func (d *Deduper) dropStored(ctx context.Context, t tenant.ID, s lokidata.Stream, from, to int64) (lokidata.Stream, error) {
+	stored := map[string]struct{}{}
+	if err := d.Lookup(ctx, t, s.Labels, from, to, func(e lokidata.Entry) { stored[Key(e)] = struct{}{} }); err != nil {
+		return s, err
+	}
+	if len(stored) == 0 {
+		return s, nil
+	}
+	kept := s.Entries[:0]
+	for _, e := range s.Entries {
+		if _, dup := stored[Key(e)]; !dup {
+			kept = append(kept, e)
+		}
+	}
+	s.Entries = kept
+	return s, nil
+}
+
+// lock takes the stripes of the push's streams in ascending order.
+func (d *Deduper) lock(t tenant.ID, streams []lokidata.Stream) func() {
+	d.once.Do(func() { d.seed = maphash.MakeSeed() })
+	var idx []int
+	for _, s := range streams {
+		var h maphash.Hash
+		h.SetSeed(d.seed)
+		h.WriteString(strconv.FormatUint(uint64(t.AccountID), 10) + ":" + strconv.FormatUint(uint64(t.ProjectID), 10) + "|" + s.Labels.String())
+		idx = append(idx, int(h.Sum64()%uint64(len(d.locks))))
+	}
+	sort.Ints(idx)
+	idx = slices.Compact(idx)
+	for _, i := range idx {
+		d.locks[i].Lock()
+	}
+	return func() {
+		for _, i := range idx {
+			d.locks[i].Unlock()
+		}
+	}
+}
