@@ -26,7 +26,7 @@ type RunConfig struct {
 // Run verifies each workload's answers, then times it at every load
 // against every target, one step at a time.
 func Run(ctx context.Context, cfg RunConfig) (*Report, error) {
-	r := &Report{Date: time.Now(), Duration: cfg.Loads[0].Duration}
+	r := &Report{Date: time.Now(), Duration: cfg.Loads[0].Duration, Window: cfg.window().Mode}
 	for _, w := range cfg.Workloads {
 		if v, ok, err := verify(ctx, cfg, w); err != nil {
 			return nil, err
