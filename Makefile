@@ -36,7 +36,7 @@ bench-compare:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID; while kill -0 $$LOKI_PID 2>/dev/null; do sleep 0.2; done; rm -rf $$LOKI_DATA' EXIT; \
 	  VLOKI_BENCH_COMPARE=1 LOKI_BENCH_URL=$$LOKI_URL $(GO) test -run '^$$' -bench BenchmarkCompare -benchtime $${BENCH_RUNS:-10}x -timeout 60m ./internal/testing/parity/
 
-## bench-load: the workloads against vloki (cold, warm, external), VictoriaLogs and Loki (when built) side by side; report in bench-results/ (BENCH_DURATION, BENCH_CLIENTS, BENCH_WORKLOADS, BENCH_RATE)
+## bench-load: the workloads against vloki (cold, warm, external), VictoriaLogs and Loki (when built) side by side; report in bench-results/ (BENCH_DURATION, BENCH_CLIENTS, BENCH_WORKLOADS, BENCH_RATE, BENCH_WINDOW=fixed|now|shifted|grafana, BENCH_AGENT_RATE)
 bench-load:
 	scripts/bench-load.sh
 

@@ -13,7 +13,15 @@
 # timed one at a time into each.md; BENCH_EACH_RUNS requests each, 15),
 # BENCH_BASELINE (a git revision: vloki built from it runs beside, cold and
 # warm on its own embedded engine, as targets base and base-warm — the
-# same run measures a change, e.g. the embedded VictoriaLogs upgrade).
+# same run measures a change, e.g. the embedded VictoriaLogs upgrade),
+# BENCH_WINDOW (fixed|now|shifted|grafana: where each request's window
+# sits, docs/performance.md; several, space-separated, run one after the
+# other on the same data into $BENCH_OUT/<mode>/; BENCH_WINDOW_SEED seeds
+# shifted), BENCH_VERIFY / BENCH_REFERENCE (the target whose answers are
+# checked, vloki, and the one they must equal, loki), BENCH_AGENT_RATE
+# (lines a second another agent writes straight into the external
+# victoria-logs during the run, 100; 0: none) — vloki-ext (cold) and
+# vloki-ext-warm (default configuration) read that VictoriaLogs.
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 out=${BENCH_OUT:-bench-results}
@@ -35,6 +43,9 @@ cold=(-frontend.cache-results=false -frontend.coalesce=false -backend.sole-write
 p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; pid_emb=${pids[-1]}
 p_warm=$(free_port); start_vloki vloki-warm "$p_warm" -storage.path="$work/warm"; pid_warm=${pids[-1]}
 p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$vl_port" "${cold[@]}"; pid_ext=${pids[-1]}
+# vloki in its default configuration on the external VictoriaLogs (not its
+# sole writer: the agent below writes there too).
+p_extw=$(free_port); start_vloki vloki-ext-warm "$p_extw" -backend.url="http://127.0.0.1:$vl_port"; pid_extw=${pids[-1]}
 
 base_targets=()
 if [[ -n ${BENCH_BASELINE:-} ]]; then
@@ -58,6 +69,8 @@ targets=(-target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb"
   -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$vl_pid")
 targets+=("${base_targets[@]}")
 seed_targets=("${targets[@]}")
+# Seeded through vloki-ext: the same VictoriaLogs.
+targets+=(-target "vloki-ext-warm=http://127.0.0.1:$p_extw,pid=$pid_extw+$vl_pid")
 # vloki cold again, asked only the queries VictoriaLogs has twins of: the
 # fair "÷ VictoriaLogs" (seeded through the vloki target above).
 targets=("${targets[@]:0:2}" -target "vloki-twinq=http://127.0.0.1:$p_emb,twinqueries,pid=$pid_emb" "${targets[@]:2}")
@@ -78,10 +91,22 @@ targets+=(-target "victorialogs=http://127.0.0.1:$vl_port,twins,pid=$vl_pid")
 # the results cache's freshness window (10 min) and repeats can hit it.
 now=${BENCH_NOW:-$(($(date +%s) - 900))}
 "$work/vloki-bench" seed -now "$now" -lines "${BENCH_LINES:-725000}" "${seed_targets[@]}"
+if (( ${BENCH_AGENT_RATE:-100} > 0 )); then
+  "$work/vloki-bench" agent -url "http://127.0.0.1:$vl_port" -rate "${BENCH_AGENT_RATE:-100}" 2>"$work/agent.log" &
+  pids+=($!)
+  echo "agent writing ${BENCH_AGENT_RATE:-100} lines/s into the external VictoriaLogs" >&2
+fi
 rate=()
 [[ -n ${BENCH_RATE:-} ]] && rate=(-rate "$BENCH_RATE")
-"$work/vloki-bench" run -now "$now" -duration "${BENCH_DURATION:-6s}" -clients "${BENCH_CLIENTS:-10,50}" \
-  -workloads "${BENCH_WORKLOADS:-small,heavy,long_range,compute,drilldown,refresh}" -out "$out" "${rate[@]}" "${targets[@]}"
+modes=(${BENCH_WINDOW:-fixed})
+for mode in "${modes[@]}"; do
+  mode_out=$out
+  (( ${#modes[@]} > 1 )) && mode_out=$out/$mode
+  "$work/vloki-bench" run -now "$now" -duration "${BENCH_DURATION:-6s}" -clients "${BENCH_CLIENTS:-10,50}" \
+    -window "$mode" -window-seed "${BENCH_WINDOW_SEED:-1}" -verify "${BENCH_VERIFY:-vloki}" -reference "${BENCH_REFERENCE:-loki}" \
+    -workloads "${BENCH_WORKLOADS:-small,heavy,long_range,compute,drilldown,refresh}" -out "$mode_out" "${rate[@]}" "${targets[@]}"
+  echo "report ($mode windows): $mode_out/report.md" >&2
+done
 if [[ -n ${BENCH_EACH:-} ]]; then
   # Every query of these workloads alone: vloki cold, vloki in its default
   # configuration without its results cache (stream index on), beside
@@ -93,4 +118,3 @@ if [[ -n ${BENCH_EACH:-} ]]; then
   "$work/vloki-bench" each -now "$now" -workloads "$BENCH_EACH" -runs "${BENCH_EACH_RUNS:-15}" "${each[@]}" >"$out/each.md"
   echo "per query: $out/each.md" >&2
 fi
-echo "report: $out/report.md" >&2

@@ -7,6 +7,8 @@
 //	vloki-bench each -now T -workloads heavy,compute -runs 15 -target vloki=http://… -target loki=http://…
 //	vloki-bench scale -now T -lines 30000000 [-hosts] -target vloki=http://…,pid=1 -target victorialogs=http://…,twins
 //	                                               (make bench-scale: the Quickwit benchmark's data and queries)
+//	vloki-bench run  ... -window fixed|now|shifted|grafana [-window-seed N]   (where each request's window sits)
+//	vloki-bench agent -url http://victorialogs… -rate 100   (another agent writing into VictoriaLogs until stopped)
 //	vloki-bench victoria-logs [-release v1.24.0]   (builds a supported release once; prints its path)
 //	vloki-bench canary -addr localhost:3100 -interval 100ms -duration 5m [-compare canary_loki.json]
 //	                                               (vloki's own end-to-end checker, loki-canary's flags)
@@ -44,7 +46,7 @@ func main() {
 
 func run(args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: vloki-bench seed|run|soak|each|scale|victoria-logs|canary [flags]")
+		return fmt.Errorf("usage: vloki-bench seed|run|soak|each|scale|agent|victoria-logs|canary [flags]")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
@@ -59,12 +61,14 @@ func run(args []string) error {
 		return each(ctx, args[1:])
 	case "scale":
 		return scale(ctx, args[1:])
+	case "agent":
+		return agent(ctx, args[1:])
 	case "victoria-logs":
 		return victoriaLogs(args[1:])
 	case "canary":
 		return runCanary(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown command %q: want seed, run, soak, each, scale, victoria-logs or canary", args[0])
+	return fmt.Errorf("unknown command %q: want seed, run, soak, each, scale, agent, victoria-logs or canary", args[0])
 }
 
 // common are the flags both commands take.
@@ -112,7 +116,13 @@ func runWorkloads(ctx context.Context, args []string) error {
 	reference := fs.String("reference", "loki", "target they must equal (skipped when absent)")
 	out := fs.String("out", "bench-results", "directory for report.md and report.json")
 	cpuProfile := fs.String("cpuprofile", "", "write the load tool's own CPU profile to this file")
+	window := fs.String("window", "fixed", "where each request's window sits, for every workload: fixed (the run's -now; refresh moves every 5s), now (the wall clock at the request, ms), shifted (-now minus a seeded random 0–2h, ns), grafana (as now, in Grafana 12's request shape: docs/grafana-requests.md)")
+	windowSeed := fs.Uint64("window-seed", 1, "seed of the shifted mode's shifts (the same seed asks every target the same windows)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	mode, err := bench.ParseWindowMode(*window)
+	if err != nil {
 		return err
 	}
 	if *cpuProfile != "" {
@@ -122,8 +132,8 @@ func runWorkloads(ctx context.Context, args []string) error {
 		}
 		defer stop()
 	}
-	cfg := bench.RunConfig{Now: c.now.t, Targets: c.targets.list, Verify: *verify, Reference: *reference, Progress: os.Stderr}
-	var err error
+	cfg := bench.RunConfig{Now: c.now.t, Targets: c.targets.list, Verify: *verify, Reference: *reference, Progress: os.Stderr,
+		Window: bench.Window{Mode: mode, Seed: *windowSeed}}
 	if cfg.Workloads, err = pickWorkloads(*workloads); err != nil {
 		return err
 	}
@@ -331,4 +341,20 @@ func victoriaLogs(args []string) error {
 		}
 	}
 	return fmt.Errorf("release %q is not supported", *name)
+}
+
+// agent writes into a VictoriaLogs as another agent would, until stopped.
+func agent(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
+	u := fs.String("url", "", "VictoriaLogs base URL, written through its own /insert/jsonline")
+	rate := fs.Int("rate", 100, "lines a second")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *u == "" || *rate <= 0 {
+		return fmt.Errorf("agent takes -url and a positive -rate")
+	}
+	n, err := bench.Agent(ctx, bench.AgentConfig{URL: *u, Rate: *rate})
+	fmt.Fprintf(os.Stderr, "agent wrote %d lines into %s\n", n, *u)
+	return err
 }

@@ -100,7 +100,7 @@ func TestVerifyReportsDifferences(t *testing.T) {
 			{Name: "two", Path: "/loki/api/v1/labels", Params: map[string]string{"query": `{app="cart"}`}},
 		}
 	}}
-	v, err := Verify(context.Background(), w, testNow, Target{Name: "vloki", URL: got.URL}, Target{Name: "loki", URL: ref.URL})
+	v, err := Verify(context.Background(), w.Name, w.Queries(testNow), Target{Name: "vloki", URL: got.URL}, Target{Name: "loki", URL: ref.URL})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,8 +47,10 @@ func newStep(w Workload, tg Target, l Load, queries int, m *tally, u ProcUsage) 
 type Report struct {
 	Date     time.Time     `json:"date"`
 	Duration time.Duration `json:"step_duration"`
-	Steps    []Step        `json:"steps"`
-	Verdicts []Verdict     `json:"verdicts"`
+	// Window is the window mode every request was placed by.
+	Window   WindowMode `json:"window"`
+	Steps    []Step     `json:"steps"`
+	Verdicts []Verdict  `json:"verdicts"`
 }
 
 // JSON renders the report for machines.
@@ -58,7 +60,7 @@ func (r *Report) JSON() ([]byte, error) { return json.MarshalIndent(r, "", "  ")
 // with vloki's throughput as a ratio of VictoriaLogs' and of Loki's.
 func (r *Report) Markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "vloki-bench, %s, %s per step. req/s: successful answers a second; CPU s: the target's processes (vloki-ext: vloki and its VictoriaLogs); peak RSS: the target's own process.\n\n", r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Duration)
+	fmt.Fprintf(&b, "vloki-bench, %s, %s per step, windows %s. req/s: successful answers a second; CPU s: the target's processes (vloki-ext: vloki and its VictoriaLogs); peak RSS: the target's own process.\n\n", r.Date.UTC().Format("2006-01-02 15:04 UTC"), r.Duration, r.Window)
 	b.WriteString("| workload | load | target | queries | req/s | p50 | p90 | p99 | max | errors | bytes/answer | CPU s | peak RSS | ÷ VictoriaLogs | ÷ Loki |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range r.groups() {

@@ -14,6 +14,8 @@ type RunConfig struct {
 	Workloads []Workload
 	Loads     []Load
 	Targets   []Target
+	// Window places each request's time window (zero: fixed).
+	Window Window
 	// Verify is the target whose answers are checked, Reference the one
 	// they must equal (Loki when present); no check when either is empty.
 	Verify, Reference string
@@ -24,7 +26,7 @@ type RunConfig struct {
 // Run verifies each workload's answers, then times it at every load
 // against every target, one step at a time.
 func Run(ctx context.Context, cfg RunConfig) (*Report, error) {
-	r := &Report{Date: time.Now(), Duration: cfg.Loads[0].Duration}
+	r := &Report{Date: time.Now(), Duration: cfg.Loads[0].Duration, Window: cfg.window().Mode}
 	for _, w := range cfg.Workloads {
 		if v, ok, err := verify(ctx, cfg, w); err != nil {
 			return nil, err
@@ -49,8 +51,15 @@ func verify(ctx context.Context, cfg RunConfig, w Workload) (Verdict, bool, erro
 	if !okT || !okR {
 		return Verdict{}, false, nil
 	}
-	v, err := Verify(ctx, w, cfg.Now, target, ref)
+	v, err := Verify(ctx, w.Name, cfg.window().firstRound(w, cfg.Now, time.Now()), target, ref)
 	return v, true, err
+}
+
+func (cfg RunConfig) window() Window {
+	if cfg.Window.Mode == "" {
+		return Window{Mode: WindowFixed, Seed: cfg.Window.Seed}
+	}
+	return cfg.Window
 }
 
 func find(ts []Target, name string) (Target, bool) {
@@ -65,11 +74,7 @@ func find(ts []Target, name string) (Target, bool) {
 // step fires one workload at one load against one target.
 func step(cfg RunConfig, w Workload, l Load, tg Target) Step {
 	began := time.Now()
-	now := func() time.Time { return cfg.Now }
-	if w.Moving {
-		now = func() time.Time { return cfg.Now.Add(time.Since(began).Truncate(RefreshEvery)) }
-	}
-	src, queries := requests(tg, w, now)
+	src, queries := requests(tg, w, cfg.window(), cfg.Now)
 	if queries == 0 {
 		return Step{Workload: w.Name, Target: tg.Name, Clients: l.Clients, Rate: l.Rate}
 	}

@@ -53,41 +53,75 @@ type prepared struct {
 type source func(i uint64) *prepared
 
 // requests cycles through a workload's requests for a target (a target
-// of twins only those with one), over its URL and replicas in turn. now
-// gives the "now" of each request; the requests are rebuilt when it moves.
-func requests(tg Target, w Workload, now func() time.Time) (source, int) {
+// of twins only those with one), over its URL and replicas in turn, each
+// placed in time by the run's window mode. What is built for one "now"
+// serves every request at that now; a mode where each request has its
+// own now builds only the request sent.
+func requests(tg Target, w Workload, win Window, runNow time.Time) (source, int) {
 	type built struct {
 		now  time.Time
 		reqs [][]*prepared // [replica][query]
 	}
+	bases := append([]string{tg.URL}, tg.Replicas...)
 	build := func(at time.Time) *built {
 		b := &built{now: at}
-		for _, base := range append([]string{tg.URL}, tg.Replicas...) {
+		for _, base := range bases {
 			var reqs []*prepared
-			for _, q := range w.Queries(at) {
-				switch {
-				case tg.Twins && q.Twin != nil:
-					reqs = append(reqs, prepare(base, q.Twin.Path, q.Twin.Params, header(tg.Header, nil)))
-				case !tg.Twins && (q.Twin != nil || !tg.TwinQueriesOnly):
-					reqs = append(reqs, prepare(base, q.Path, q.Params, header(tg.Header, q.Headers)))
+			for _, q := range win.queries(w, at) {
+				if p := prepareFor(tg, base, q); p != nil {
+					reqs = append(reqs, p)
 				}
 			}
 			b.reqs = append(b.reqs, reqs)
 		}
 		return b
 	}
+	began := time.Now()
+	at := func(i uint64) time.Time {
+		return win.nowOf(w, clock{runNow: runNow, began: began, wall: time.Now(), i: i})
+	}
 	var cur atomic.Pointer[built]
-	cur.Store(build(now()))
+	cur.Store(build(at(0)))
 	n := len(cur.Load().reqs[0])
+	if n == 0 {
+		return nil, 0
+	}
+	if win.perRequest() {
+		return func(i uint64) *prepared { return oneRequest(tg, w, win, bases, at(i), i) }, n
+	}
 	return func(i uint64) *prepared {
 		b := cur.Load()
-		if at := now(); !at.Equal(b.now) {
-			b = build(at)
+		if now := at(i); !now.Equal(b.now) {
+			b = build(now)
 			cur.Store(b)
 		}
 		perURL := uint64(len(b.reqs[0]))
 		return b.reqs[(i/perURL)%uint64(len(b.reqs))][i%perURL]
 	}, n
+}
+
+// oneRequest builds the i-th request alone, at its own now.
+func oneRequest(tg Target, w Workload, win Window, bases []string, at time.Time, i uint64) *prepared {
+	var qs []Query
+	for _, q := range win.queries(w, at) {
+		if prepareFor(tg, bases[0], q) != nil {
+			qs = append(qs, q)
+		}
+	}
+	n := uint64(len(qs))
+	return prepareFor(tg, bases[(i/n)%uint64(len(bases))], qs[i%n])
+}
+
+// prepareFor is q as tg is asked it: its twin for a twins target, nothing
+// when tg is not asked q.
+func prepareFor(tg Target, base string, q Query) *prepared {
+	switch {
+	case tg.Twins && q.Twin != nil:
+		return prepare(base, q.Twin.Path, q.Twin.Params, header(tg.Header, nil))
+	case !tg.Twins && (q.Twin != nil || !tg.TwinQueriesOnly):
+		return prepare(base, q.Path, q.Params, header(tg.Header, q.Headers))
+	}
+	return nil
 }
 
 // prepare builds a GET of base+path?params with h.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/vloki/vloki/internal/testing/parity"
 )
@@ -18,15 +17,15 @@ type Verdict struct {
 	Differing []string `json:"differing,omitempty"`
 }
 
-// Verify asks every query of w (at now) of the target and of the
+// Verify asks every query of a workload (as its step sends them) of the target and of the
 // reference (Loki, when present) and compares the answers with the parity
 // comparator: streams, labels, timestamps, lines, values, status and
 // error text; only the stats object is ignored, and metric values compare
 // to 10 significant digits (Loki sums in map order).
-func Verify(ctx context.Context, w Workload, now time.Time, target, reference Target) (Verdict, error) {
-	v := Verdict{Workload: w.Name, Reference: reference.Name}
-	for i, q := range w.Queries(now) {
-		c := parity.Case{ID: fmt.Sprintf("%s-%d", w.Name, i), Endpoint: q.Path, Params: q.Params, Headers: q.Headers}
+func Verify(ctx context.Context, workload string, queries []Query, target, reference Target) (Verdict, error) {
+	v := Verdict{Workload: workload, Reference: reference.Name}
+	for i, q := range queries {
+		c := parity.Case{ID: fmt.Sprintf("%s-%d", workload, i), Endpoint: q.Path, Params: q.Params, Headers: q.Headers}
 		if strings.HasPrefix(q.Params["query"], "sum") || q.Params["step"] != "" || q.Path == "/loki/api/v1/query" {
 			c.Tags = []string{"float10"}
 		}

@@ -1,0 +1,61 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/testing/vltest"
+)
+
+// TestAgentWritesIntoVictoriaLogs: the agent's lines land in a real
+// victoria-logs as vloki's streams (stream fields app…level, the line
+// verbatim in _msg) at the wall clock, each one it counted.
+func TestAgentWritesIntoVictoriaLogs(t *testing.T) {
+	p, err := vltest.StartProcess(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ctx, stop := context.WithTimeout(context.Background(), 1200*time.Millisecond)
+	defer stop()
+	began := time.Now()
+	n, err := Agent(ctx, AgentConfig{URL: p.URL, Rate: 200})
+	if err != nil || n < 150 {
+		t.Fatalf("wrote %d lines: %v", n, err)
+	}
+	if resp, err := http.Get(p.URL + "/internal/force_flush"); err == nil {
+		resp.Body.Close()
+	}
+	q := url.Values{"query": {`{env="prod"} | stats count() n, count_uniq(_stream) s, min(_time) first`}}
+	resp, err := http.Get(p.URL + "/select/logsql/query?" + q.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var row struct{ N, S, First string }
+	if err := json.NewDecoder(resp.Body).Decode(&row); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := time.Parse(time.RFC3339Nano, row.First)
+	if row.N != strconv.FormatInt(n, 10) || row.S == "0" || first.Before(began.Add(-time.Second)) {
+		t.Fatalf("VictoriaLogs counts %+v, the agent wrote %d from %s", row, n, began)
+	}
+	resp2, err := http.Get(p.URL + "/select/logsql/query?" + url.Values{"query": {`{app="checkout"} | limit 1`}}.Encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp2.Body.Close()
+	var line map[string]string
+	if err := json.NewDecoder(resp2.Body).Decode(&line); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(line["_msg"], `{"level":`) || !strings.Contains(line["_stream"], `app="checkout"`) {
+		t.Fatalf("row %v", line)
+	}
+}
