@@ -1,4 +1,4 @@
-// Package visibility gives every read the pushes acknowledged before it,
+// Package readyourwrites gives every read the pushes acknowledged before it,
 // as Loki's ingesters do. VictoriaLogs acknowledges a row before it can be
 // searched: its row buffers flush about once a second, and a query whose
 // stream filter it has cached sees a new stream only when that cache is

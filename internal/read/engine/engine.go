@@ -27,7 +27,7 @@ type Engine struct {
 	// limits are each tenant's: series, timeout, query length, bytes
 	// read and held.
 	limits *limits.Overrides
-	// foreign, when set, serves data other agents wrote (package foreign).
+	// foreign, when set, serves data other agents wrote (package otheragents).
 	foreign *otheragents.Config
 	names   namesCache
 	// hidden, when set, is the filter of the lines the tenant's delete

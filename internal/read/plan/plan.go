@@ -98,7 +98,7 @@ type LogQuery struct {
 	// Early are the filters parsers check as they set labels.
 	Early *EarlyFilters
 	// Foreign, when set, reads rows other agents wrote (see package
-	// foreign); nil reads them as vloki writes them.
+	// otheragents); nil reads them as vloki writes them.
 	Foreign *otheragents.Config
 	// hidden: Hide narrowed Pushdown already.
 	hidden bool

@@ -1,4 +1,4 @@
-// Package foreign maps the field names of data other agents wrote into
+// Package otheragents maps the field names of data other agents wrote into
 // VictoriaLogs (OpenTelemetry's dotted attributes, JSON paths, ...) to Loki
 // label names and back. Loki names OTLP attributes with Prometheus'
 // otlptranslator rules, so `service.name` reads as `service_name` here too.

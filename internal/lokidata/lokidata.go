@@ -1,4 +1,4 @@
-// Package model holds the data types shared by every layer of vloki:
+// Package lokidata holds the data types shared by every layer of vloki:
 // labels, log entries, streams and metric samples, in Loki's terms.
 package lokidata
 
