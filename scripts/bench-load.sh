@@ -21,7 +21,10 @@
 # checked, vloki, and the one they must equal, loki), BENCH_AGENT_RATE
 # (lines a second another agent writes straight into the external
 # victoria-logs during the run, 100; 0: none) — vloki-ext (cold) and
-# vloki-ext-warm (default configuration) read that VictoriaLogs.
+# vloki-ext-warm (default configuration) read that VictoriaLogs;
+# BENCH_ROUNDS (1): the whole run repeated, into $BENCH_OUT[/<mode>]/round-<n>/,
+# so targets measured one after another take turns (a before/after
+# comparison reads the median of the rounds).
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 out=${BENCH_OUT:-bench-results}
@@ -99,13 +102,17 @@ fi
 rate=()
 [[ -n ${BENCH_RATE:-} ]] && rate=(-rate "$BENCH_RATE")
 modes=(${BENCH_WINDOW:-fixed})
+rounds=${BENCH_ROUNDS:-1}
+for ((round = 1; round <= rounds; round++)); do
 for mode in "${modes[@]}"; do
   mode_out=$out
   (( ${#modes[@]} > 1 )) && mode_out=$out/$mode
+  (( rounds > 1 )) && mode_out=$mode_out/round-$round
   "$work/vloki-bench" run -now "$now" -duration "${BENCH_DURATION:-6s}" -clients "${BENCH_CLIENTS:-10,50}" \
     -window "$mode" -window-seed "${BENCH_WINDOW_SEED:-1}" -verify "${BENCH_VERIFY:-vloki}" -reference "${BENCH_REFERENCE:-loki}" \
     -workloads "${BENCH_WORKLOADS:-small,heavy,long_range,compute,drilldown,refresh}" -out "$mode_out" "${rate[@]}" "${targets[@]}"
   echo "report ($mode windows): $mode_out/report.md" >&2
+done
 done
 if [[ -n ${BENCH_EACH:-} ]]; then
   # Every query of these workloads alone: vloki cold, vloki in its default
