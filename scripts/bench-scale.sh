@@ -12,11 +12,16 @@
 #   quickwit  100 streams over 30 days: the seven published queries and
 #             needle searches for trace ids
 #   hicard    25,600 streams (bucketed_hostname): its queries and metadata
+#   loki      opt-in: the quickwit data and queries on a subset
+#             (BENCH_SCALE_LOKI_LINES, 1,000,000) with Loki v3.7.8 as a
+#             fourth target (scripts/loki-run.sh, parity/loki-config.yaml),
+#             every answer of vloki compared with Loki's before the steps;
+#             pushed by one pusher in time order (Loki refuses entries more
+#             than an hour behind their stream's newest)
 #
 # Knobs: BENCH_SCALE_LINES (30000000), BENCH_SCALE_HICARD_LINES (the same),
 # BENCH_SCALE_DAYS (30), BENCH_SCALE_CLIENTS (1,10), BENCH_SCALE_DURATION
 # (10s a step), BENCH_SCALE_PUSHERS (4), BENCH_SCALE_OUT (bench-results/scale).
-# Loki on the same data is the next slice (scripts/loki-run.sh, opt-in).
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 out=${BENCH_SCALE_OUT:-bench-results/scale}
@@ -55,6 +60,8 @@ stop_phase() {
   pids=("${keep[@]}"); phase_pids=()
 }
 
+# extra_targets are more targets of the phase (Loki in the loki phase).
+extra_targets=()
 run_phase() { # phase lines extra-flags...
   local phase=$1 n=$2; shift 2
   rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct"
@@ -64,12 +71,13 @@ run_phase() { # phase lines extra-flags...
   p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; local pid_emb=${pids[-1]}
   p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" "${cold[@]}"; local pid_ext=${pids[-1]}
   echo "phase $phase: $n lines" >&2
-  "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" "$@" \
-    -pushers "${BENCH_SCALE_PUSHERS:-4}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" \
+  # The phase's own flags ("$@") come last: they win over the defaults.
+  "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" \
+    -pushers "${BENCH_SCALE_PUSHERS:-4}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" "$@" \
     -out "$out/$phase" \
     -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" \
     -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$pid_vlx" \
-    -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" >/dev/null
+    -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" "${extra_targets[@]}" >/dev/null
   disk "$phase" "$n" >>"$out/$phase/report.md"
   stop_phase
 }
@@ -82,13 +90,25 @@ disk() { # phase lines
   echo "Disk after the phase (du -sb): vloki $e B, vloki-ext's VictoriaLogs $x B, VictoriaLogs (jsonline) $d B; per line $((e / $2)) / $((x / $2)) / $((d / $2)) B."
 }
 
+# run_loki_phase is the quickwit phase on a subset, with a fresh Loki
+# v3.7.8 beside the others (its data directory removed afterwards).
+run_loki_phase() {
+  eval "$(scripts/loki-run.sh)"
+  pids+=("$LOKI_PID"); phase_pids+=("$LOKI_PID")
+  extra_targets=(-target "loki=$LOKI_URL,pid=$LOKI_PID")
+  run_phase loki "${BENCH_SCALE_LOKI_LINES:-1000000}" -pushers 1
+  extra_targets=()
+  rm -rf "$LOKI_DATA"
+}
+
 # The data ends 15 minutes ago, as in bench-load.
 now=${BENCH_NOW:-$(($(date +%s) - 900))}
 for phase in ${BENCH_SCALE_PHASES:-quickwit hicard}; do
   case $phase in
     quickwit) run_phase quickwit "$lines" ;;
     hicard) run_phase hicard "${BENCH_SCALE_HICARD_LINES:-$lines}" -hosts ;;
-    *) echo "unknown phase $phase: want quickwit or hicard" >&2; exit 2 ;;
+    loki) run_loki_phase ;;
+    *) echo "unknown phase $phase: want quickwit, hicard or loki" >&2; exit 2 ;;
   esac
 done
 {

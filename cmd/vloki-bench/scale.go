@@ -35,6 +35,8 @@ func scale(ctx context.Context, args []string) error {
 	timeout := fs.Duration("timeout", 5*time.Minute, "timeout of one request")
 	out := fs.String("out", "bench-results/scale", "directory for report.md and report.json")
 	render := fs.String("render", "", "only print the Markdown of this report.json again")
+	verifyTarget := fs.String("verify", "vloki", "target whose answers are checked against -reference")
+	reference := fs.String("reference", "loki", "target they must equal (skipped when absent)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -43,7 +45,7 @@ func scale(ctx context.Context, args []string) error {
 	}
 	data := scaledata.Config{Now: c.now.t, Days: *days, Lines: *lines, Hosts: *hosts, Seed: *seed}
 	cfg := bench.ScaleConfig{Data: data, Targets: c.targets.list, SkipIngest: *skipIngest, Progress: os.Stderr,
-		Ingest: scaleingest.Options{Pushers: *pushers, BatchLines: *batch}}
+		Ingest: scaleingest.Options{Pushers: *pushers, BatchLines: *batch}, Verify: *verifyTarget, Reference: *reference}
 	var err error
 	if cfg.Workloads, err = pickScaleWorkloads(scaledata.New(data), *workloads); err != nil {
 		return err

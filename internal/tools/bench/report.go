@@ -76,18 +76,24 @@ func (r *Report) Markdown() string {
 		}
 	}
 	b.WriteString("\n")
-	for _, v := range r.Verdicts {
-		fmt.Fprintf(&b, "- **%s**: %d of %d queries answer as %s", v.Workload, v.Identical, v.Total, v.Reference)
+	writeVerdicts(&b, r.Verdicts)
+	return b.String()
+}
+
+// writeVerdicts lists how each workload's answers compare with the
+// reference's.
+func writeVerdicts(b *strings.Builder, verdicts []Verdict) {
+	for _, v := range verdicts {
+		fmt.Fprintf(b, "- **%s**: %d of %d queries answer as %s", v.Workload, v.Identical, v.Total, v.Reference)
 		if len(v.Differing) == 0 {
 			b.WriteString(" (all identical)\n")
 			continue
 		}
 		b.WriteString("; differing:\n")
 		for _, d := range v.Differing {
-			fmt.Fprintf(&b, "  - %s\n", d)
+			fmt.Fprintf(b, "  - %s\n", d)
 		}
 	}
-	return b.String()
 }
 
 type group struct{ steps []Step }

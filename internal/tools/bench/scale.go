@@ -25,6 +25,10 @@ type ScaleConfig struct {
 	SkipIngest bool
 	Workloads  []Workload
 	Loads      []Load
+	// Verify is the target whose answers are compared with Reference's
+	// (Loki on the phase that holds it) before the steps; no check when
+	// either is absent.
+	Verify, Reference string
 	// Progress receives live lines (nil: none).
 	Progress io.Writer
 }
@@ -68,7 +72,8 @@ func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
 			}
 		}
 	}
-	q, err := Run(ctx, RunConfig{Now: d.End(), Workloads: cfg.Workloads, Loads: cfg.Loads, Targets: cfg.Targets, Progress: cfg.Progress})
+	q, err := Run(ctx, RunConfig{Now: d.End(), Workloads: cfg.Workloads, Loads: cfg.Loads, Targets: cfg.Targets,
+		Verify: cfg.Verify, Reference: cfg.Reference, Progress: cfg.Progress})
 	rep.Queries = q
 	return rep, err
 }

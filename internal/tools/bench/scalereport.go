@@ -15,6 +15,11 @@ func (r *ScaleReport) Markdown() string {
 	r.writeIngestion(&b)
 	r.writeQueries(&b)
 	r.writeSummary(&b)
+	if r.Queries != nil && len(r.Queries.Verdicts) > 0 {
+		b.WriteString("Answers compared (the parity comparator: streams, labels, timestamps, lines, values, status, error text):\n\n")
+		writeVerdicts(&b, r.Queries.Verdicts)
+		b.WriteString("\n")
+	}
 	r.writeSteps(&b)
 	return b.String()
 }
