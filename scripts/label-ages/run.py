@@ -93,6 +93,7 @@ def main():
     ap.add_argument("--target", action="append", required=True, help="name=url[=lokidatadir]")
     ap.add_argument("--minutes", type=int, default=48)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--no-push", action="store_true", help="only ask (watch data an earlier run pushed age further)")
     a = ap.parse_args()
     targets = [t.split("=", 2) for t in a.target]
     t0 = time.time()
@@ -107,7 +108,7 @@ def main():
             now = time.time()
             streams = [s for off, ss in plan if tick * 60 <= off < (tick + 1) * 60 for s in ss]
             streams.append(stream("live", [int(now * SEC)]))
-            for t in targets:
+            for t in ([] if a.no_push else targets):
                 push(t[1], streams)
                 emit({"tick": tick, "wall": now, "target": t[0], "pushed": [s["stream"]["job"] for s in streams]})
             time.sleep(2)  # let vloki's read-your-writes and Loki's distributor settle
