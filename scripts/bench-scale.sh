@@ -93,7 +93,9 @@ disk() { # phase lines
 # run_loki_phase is the quickwit phase on a subset, with a fresh Loki
 # v3.7.8 beside the others (its data directory removed afterwards).
 run_loki_phase() {
-  eval "$(scripts/loki-run.sh)"
+  # Loki's 30 s HTTP write timeout and 1 m query timeout would cut the
+  # month-long queries short; the others' timeouts are 5 m.
+  eval "$(LOKI_ARGS="-server.http-write-timeout=5m -querier.query-timeout=5m" scripts/loki-run.sh)"
   pids+=("$LOKI_PID"); phase_pids+=("$LOKI_PID")
   extra_targets=(-target "loki=$LOKI_URL,pid=$LOKI_PID")
   run_phase loki "${BENCH_SCALE_LOKI_LINES:-1000000}" -pushers 1

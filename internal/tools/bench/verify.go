@@ -21,7 +21,9 @@ type Verdict struct {
 // reference (Loki, when present) and compares the answers with the parity
 // comparator: streams, labels, timestamps, lines, values, status and
 // error text; only the stats object is ignored, and metric values compare
-// to 10 significant digits (Loki sums in map order).
+// to 10 significant digits (Loki sums in map order). A request either
+// side leaves unanswered (a timeout, a closed connection) is listed among
+// the differing, and the other queries are still compared.
 func Verify(ctx context.Context, workload string, queries []Query, target, reference Target) (Verdict, error) {
 	v := Verdict{Workload: workload, Reference: reference.Name}
 	for i, q := range queries {
@@ -29,15 +31,17 @@ func Verify(ctx context.Context, workload string, queries []Query, target, refer
 		if strings.HasPrefix(q.Params["query"], "sum") || q.Params["step"] != "" || q.Path == "/loki/api/v1/query" {
 			c.Tags = []string{"float10"}
 		}
+		v.Total++
 		got, err := parity.Ask(ctx, target.URL, tenantOf(target), c)
 		if err != nil {
-			return v, fmt.Errorf("%s: %w", q.Name, err)
+			v.Differing = append(v.Differing, fmt.Sprintf("%s: no answer from %s: %v", q.Name, target.Name, err))
+			continue
 		}
 		want, err := parity.Ask(ctx, reference.URL, tenantOf(reference), c)
 		if err != nil {
-			return v, fmt.Errorf("%s (%s): %w", q.Name, reference.Name, err)
+			v.Differing = append(v.Differing, fmt.Sprintf("%s: no answer from %s: %v", q.Name, reference.Name, err))
+			continue
 		}
-		v.Total++
 		if diffs := parity.Compare(c, want, got); len(diffs) > 0 {
 			v.Differing = append(v.Differing, fmt.Sprintf("%s: %s", q.Name, clip(diffs[0], 300)))
 			continue
