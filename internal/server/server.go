@@ -163,7 +163,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if deletes != nil {
 		eng = eng.WithHidden(deletes.Store.Hidden)
 	}
-	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, history))
+	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history))
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()
@@ -474,14 +474,20 @@ func newExtents(c config.Frontend, m *metrics.Metrics, history *acks.Ledger) *fr
 // newFrozenSamples builds the store of the samples range aggregations
 // extract from frozen data, nil when off; history, when set, is the
 // ledger whose pushes cut kept samples (vloki the only writer).
-func newFrozenSamples(c config.Frontend, history *acks.Ledger) *frontend.FrozenSamples {
+func newFrozenSamples(c config.Frontend, m *metrics.Metrics, history *acks.Ledger) *frontend.FrozenSamples {
 	if !c.CacheResults || c.SamplesCacheSize <= 0 {
 		return nil
 	}
-	s := &frontend.FrozenSamples{Store: samples.NewStore(c.SamplesCacheSize), Freshness: c.MaxCacheFreshness, Now: time.Now}
+	store := samples.NewStore(c.SamplesCacheSize)
+	s := &frontend.FrozenSamples{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now}
 	if history != nil {
 		s.Acks = history
 	}
+	m.RegisterSamples(func() metrics.SampleFigures {
+		f := metrics.SampleFigures{}
+		f.Bytes, f.Entries, f.Hits, f.Fills, f.Evictions = store.Usage()
+		return f
+	})
 	return s
 }
 
