@@ -61,7 +61,7 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 	cold := serve(t, cfg, b)
 
 	now := time.Now()
-	ds := movedTo(Generate(40_000, 6*time.Hour), now.Add(-6*time.Hour-time.Minute))
+	ds := movedTo(Generate(30_000, 6*time.Hour), now.Add(-6*time.Hour-time.Minute))
 	if err := Push(ctx, cached, tenant, ds, 1<<20); err != nil {
 		t.Fatal(err)
 	}
@@ -69,9 +69,18 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 	r := rand.New(rand.NewPCG(uint64(now.UnixNano()), 28))
 	t.Logf("seed %d", now.UnixNano())
 	asked := 0
+	push := func(old bool) {
+		if err := Push(ctx, cached, tenant, latePushes(r, ds, time.Now(), old), 1<<20); err != nil {
+			t.Fatal(err)
+		}
+		b.Sync(t)
+	}
 	for round := range 3 {
-		for _, q := range queries {
-			for range 3 {
+		for i, q := range queries {
+			if i%30 == 29 {
+				push(false)
+			}
+			for range 2 {
 				c := movingWindow(r, q, time.Now())
 				want, err := Ask(ctx, cold, tenant, c)
 				if err != nil {
@@ -87,10 +96,7 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 				}
 			}
 		}
-		if err := Push(ctx, cached, tenant, latePushes(r, ds, time.Now()), 1<<20); err != nil {
-			t.Fatal(err)
-		}
-		b.Sync(t)
+		push(true)
 	}
 	hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
 	t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored", asked, len(queries), hits, stored)
@@ -149,19 +155,26 @@ func movingWindow(r *rand.Rand, q Case, now time.Time) Case {
 	return c
 }
 
-// latePushes are entries copied from random streams of ds: some at now,
-// some from 20 minutes to 5 hours ago (inside kept samples).
-func latePushes(r *rand.Rand, ds []Stream, now time.Time) []Stream {
+// latePushes are entries copied from random streams of ds. Recent ones
+// (old false): some at now, most 1 to 9 minutes ago — inside kept samples
+// when vloki is the sole writer, whose pushes then cut them; inside the
+// freshness window otherwise. Old ones: 20 minutes to 5 hours ago, older
+// than the freshness window (the tenant's generation moves on).
+func latePushes(r *rand.Rand, ds []Stream, now time.Time, old bool) []Stream {
 	var out []Stream
-	for range 40 {
+	for range 10 {
 		s := ds[r.IntN(len(ds))]
 		if len(s.Entries) == 0 {
 			continue
 		}
 		e := s.Entries[r.IntN(len(s.Entries))]
-		e.TimestampNs = now.UnixNano() - r.Int64N(int64(time.Second))
-		if r.IntN(2) == 0 {
+		switch {
+		case old:
 			e.TimestampNs = now.Add(-20*time.Minute).UnixNano() - r.Int64N(int64(280*time.Minute))
+		case r.IntN(4) == 0:
+			e.TimestampNs = now.UnixNano() - r.Int64N(int64(time.Second))
+		default:
+			e.TimestampNs = now.Add(-time.Minute).UnixNano() - r.Int64N(int64(8*time.Minute))
 		}
 		out = append(out, Stream{Labels: s.Labels, Entries: []lokidata.Entry{e}})
 	}
