@@ -56,15 +56,15 @@ func TestSamplesKeySharesOnlyTheSameSamples(t *testing.T) {
 		}
 	}
 	differ := [][2]string{
-		{`count_over_time({app="a"}[5m])`, `count_over_time({app="b"}[5m])`},                                          // selector
-		{`count_over_time({app="a"} |= "x" [5m])`, `count_over_time({app="a"} |= "y" [5m])`},                            // line filter
+		{`count_over_time({app="a"}[5m])`, `count_over_time({app="b"}[5m])`},                                             // selector
+		{`count_over_time({app="a"} |= "x" [5m])`, `count_over_time({app="a"} |= "y" [5m])`},                             // line filter
 		{`count_over_time({app="a"} | json [5m])`, `count_over_time({app="a"} | logfmt [5m])`},                           // parser
-		{`sum by (x) (count_over_time({app="a"} | json [5m]))`, `sum by (y) (count_over_time({app="a"} | json [5m]))`}, // grouping, hints
-		{`sum by (x) (count_over_time({app="a"} | json [5m]))`, `count_over_time({app="a"} | json [5m])`},               // injected grouping
-		{`avg_over_time({app="a"} | json | unwrap d [5m])`, `avg_over_time({app="a"} | json | unwrap e [5m])`},          // unwrap label
+		{`sum by (x) (count_over_time({app="a"} | json [5m]))`, `sum by (y) (count_over_time({app="a"} | json [5m]))`},   // grouping, hints
+		{`sum by (x) (count_over_time({app="a"} | json [5m]))`, `count_over_time({app="a"} | json [5m])`},                // injected grouping
+		{`avg_over_time({app="a"} | json | unwrap d [5m])`, `avg_over_time({app="a"} | json | unwrap e [5m])`},           // unwrap label
 		{`avg_over_time({app="a"} | json | unwrap d [5m])`, `avg_over_time({app="a"} | json | unwrap duration(d) [5m])`}, // conversion
-		{`avg_over_time({app="a"} | json | unwrap d | d > 1 [5m])`, `avg_over_time({app="a"} | json | unwrap d [5m])`},  // post filter
-		{`bytes_over_time({app="a"} | line_format "{{.x}}" [5m])`, `bytes_over_time({app="a"}[5m])`},                   // the line measured
+		{`avg_over_time({app="a"} | json | unwrap d | d > 1 [5m])`, `avg_over_time({app="a"} | json | unwrap d [5m])`},   // post filter
+		{`bytes_over_time({app="a"} | line_format "{{.x}}" [5m])`, `bytes_over_time({app="a"}[5m])`},                     // the line measured
 		{`count_over_time({app="a"} | json | x="1" [5m])`, `count_over_time({app="a"} | json | x="2" [5m])`},             // early filter
 		{`avg_over_time({app="a"} | json | unwrap d [5m]) by (x)`, `avg_over_time({app="a"} | json | unwrap d [5m]) by (y)`},
 	}

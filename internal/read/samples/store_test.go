@@ -22,7 +22,7 @@ func TestStoreStaysWithinItsBound(t *testing.T) {
 	size := one.Bytes() + int64(len("k00"))
 	s := NewStore(8 * size) // one entry: exactly an eighth
 	for i := range 30 {
-		if !s.Put("k"+strconv.Itoa(10+i)[:2], entry(0, 100)) {
+		if !s.Put("k"+strconv.Itoa(10 + i)[:2], entry(0, 100)) {
 			t.Fatalf("entry %d of %d bytes refused by a store of %d", i, size, 8*size)
 		}
 		if used, _, _, _, _ := s.Usage(); used > 8*size {
