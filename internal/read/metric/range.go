@@ -32,16 +32,16 @@ type rangeSeries struct {
 // rangeAgg evaluates a range aggregation from the rows of its log query:
 // at step t the window is (t-offset-range, t-offset].
 func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, error) {
+	if m.StreamBucketable() {
+		if v, ok, err := ev.streamBuckets(ctx, m); ok || err != nil {
+			return v, err
+		}
+	}
 	series, ok, err := ev.frozenSeries(ctx, m)
 	if err != nil {
 		return value{}, err
 	}
 	if !ok {
-		if m.StreamBucketable() {
-			if v, ok, err := ev.streamBuckets(ctx, m); ok || err != nil {
-				return v, err
-			}
-		}
 		if series, err = ev.fetchSeries(ctx, m, ev.readFilters(m, ev.readBatches(m, sparseRowsRatio))); err != nil {
 			return value{}, err
 		}
