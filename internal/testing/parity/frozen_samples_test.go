@@ -75,12 +75,12 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 		}
 		b.Sync(t)
 	}
-	for round := range 3 {
+	for round := range 2 {
 		for i, q := range queries {
-			if i%30 == 29 {
+			if i%15 == 14 {
 				push(false)
 			}
-			for range 2 {
+			for range 3 {
 				c := movingWindow(r, q, time.Now())
 				want, err := Ask(ctx, cold, tenant, c)
 				if err != nil {
@@ -136,11 +136,11 @@ func movedTo(ds []Stream, start time.Time) []Stream {
 }
 
 // movingWindow is q over a random window: its end a random time up to
-// 90 minutes before now at ns precision (a fifth of them now itself), its
+// 90 minutes before now at ns precision (half of them now itself), its
 // span and step random.
 func movingWindow(r *rand.Rand, q Case, now time.Time) Case {
 	end := now
-	if r.IntN(5) > 0 {
+	if r.IntN(2) > 0 {
 		end = now.Add(-time.Duration(r.Int64N(int64(90 * time.Minute))))
 	}
 	spans := []time.Duration{10 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour}
