@@ -127,6 +127,10 @@ type Frontend struct {
 	// ExtentsMaxBytes bounds the in-process store of range queries'
 	// evaluated steps, used when CacheResults is on (0: no extents).
 	ExtentsMaxBytes int64 `yaml:"extents_max_bytes"`
+	// SamplesCacheSize bounds the in-process store of the samples range
+	// aggregations extract from frozen data, used when CacheResults is on
+	// (0: none).
+	SamplesCacheSize int64 `yaml:"samples_cache_size"`
 	// ResultsCacheBackend is memory, memcached or redis.
 	ResultsCacheBackend string `yaml:"results_cache_backend"`
 	// MemcachedAddresses are host:port of the memcached servers.
@@ -429,7 +433,7 @@ func Default() Config {
 			RemoteWrite: RulerRemoteWrite{AddOrgIDHeader: true},
 			Backfill:    RulerBackfill{MaxSlots: 7 * 24 * 60}, Lease: RulerLease{Duration: 15 * time.Second, RenewPeriod: 5 * time.Second}},
 		Frontend: Frontend{
-			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
+			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, SamplesCacheSize: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
 			StreamIndexMaxStreams: 100_000, StreamIndexMaxLines: 4_000_000,
 		},

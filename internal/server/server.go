@@ -34,6 +34,7 @@ import (
 	"github.com/vloki/vloki/internal/read/logs"
 	"github.com/vloki/vloki/internal/read/querier"
 	"github.com/vloki/vloki/internal/read/queue"
+	"github.com/vloki/vloki/internal/read/samples"
 	"github.com/vloki/vloki/internal/ruler/eval"
 	"github.com/vloki/vloki/internal/ruler/lease"
 	"github.com/vloki/vloki/internal/ruler/rulestore"
@@ -162,7 +163,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 	if deletes != nil {
 		eng = eng.WithHidden(deletes.Store.Hidden)
 	}
-	front.Over(eng, newExtents(cfg.Frontend, m, history))
+	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history))
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()
@@ -468,6 +469,26 @@ func newExtents(c config.Frontend, m *metrics.Metrics, history *acks.Ledger) *fr
 		return f
 	})
 	return x
+}
+
+// newFrozenSamples builds the store of the samples range aggregations
+// extract from frozen data, nil when off; history, when set, is the
+// ledger whose pushes cut kept samples (vloki the only writer).
+func newFrozenSamples(c config.Frontend, m *metrics.Metrics, history *acks.Ledger) *frontend.FrozenSamples {
+	if !c.CacheResults || c.SamplesCacheSize <= 0 {
+		return nil
+	}
+	store := samples.NewStore(c.SamplesCacheSize)
+	s := &frontend.FrozenSamples{Store: store, Freshness: c.MaxCacheFreshness, Now: time.Now}
+	if history != nil {
+		s.Acks = history
+	}
+	m.RegisterSamples(func() metrics.SampleFigures {
+		f := metrics.SampleFigures{}
+		f.Bytes, f.Entries, f.Hits, f.Fills, f.Evictions = store.Usage()
+		return f
+	})
+	return s
 }
 
 // newFrontend builds the query frontend and exposes its figures.

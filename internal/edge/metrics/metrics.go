@@ -238,6 +238,30 @@ func (m *Metrics) RegisterExtents(read func() ExtentFigures) {
 	)
 }
 
+// SampleFigures are the frozen-samples store's figures.
+type SampleFigures struct {
+	Bytes                  int64
+	Entries                int
+	Hits, Fills, Evictions uint64
+}
+
+// RegisterSamples exposes the frozen-samples store's figures, read at
+// scrape time.
+func (m *Metrics) RegisterSamples(read func() SampleFigures) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vloki_frozen_samples_bytes", Help: "Bytes held by the store of samples range aggregations extracted from frozen data."},
+			func() float64 { return float64(read().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "vloki_frozen_samples_entries", Help: "Range aggregation inputs whose frozen samples are kept."},
+			func() float64 { return float64(read().Entries) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "vloki_frozen_samples_hits_total", Help: "Range aggregation evaluations that took kept frozen samples."},
+			func() float64 { return float64(read().Hits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "vloki_frozen_samples_stored_total", Help: "Entries of frozen samples stored."},
+			func() float64 { return float64(read().Fills) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "vloki_frozen_samples_evictions_total", Help: "Entries of frozen samples evicted."},
+			func() float64 { return float64(read().Evictions) }),
+	)
+}
+
 // RegisterFrontend exposes the frontend's figures, read at scrape time.
 func (m *Metrics) RegisterFrontend(read func() FrontendFigures) {
 	counter := func(name, help string, get func(FrontendFigures) float64) prometheus.Collector {

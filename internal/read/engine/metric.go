@@ -75,6 +75,10 @@ func (e *Engine) Metric(ctx context.Context, t tenant.ID, q MetricQuery) (*Metri
 // Request is the planned query.
 func (r *MetricRun) Request() metric.Request { return r.req }
 
+// Freeze lets the run's range aggregations take and keep samples of
+// frozen data (nil: none).
+func (r *MetricRun) Freeze(f *metric.Frozen) { r.req.Frozen = f }
+
 // OwnRows reports a query of vloki's own rows only.
 func (r *MetricRun) OwnRows() bool { return r.ownRows }
 

@@ -66,14 +66,18 @@ type Config struct {
 	Engine *engine.Engine
 	// Extents, when set, keeps range queries' frozen steps.
 	Extents *Extents
+	// Samples, when set, keeps the samples range aggregations extract
+	// from frozen data (frozen.go).
+	Samples *FrozenSamples
 }
 
-// Over sets the engine the query stages hand down to, and the store of
-// range queries' frozen steps (nil: none). Assembly calls it once, before
-// any request: the engine is built after the frontend, which the writer
-// and the delete requests tell of acknowledged pushes and deletes.
-func (f *Frontend) Over(e *engine.Engine, x *Extents) {
-	f.cfg.Engine, f.cfg.Extents = e, x
+// Over sets the engine the query stages hand down to, the store of range
+// queries' frozen steps and that of their frozen samples (nil: none).
+// Assembly calls it once, before any request: the engine is built after
+// the frontend, which the writer and the delete requests tell of
+// acknowledged pushes and deletes.
+func (f *Frontend) Over(e *engine.Engine, x *Extents, s *FrozenSamples) {
+	f.cfg.Engine, f.cfg.Extents, f.cfg.Samples = e, x, s
 }
 
 // Frontend wraps query handlers.

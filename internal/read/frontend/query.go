@@ -107,7 +107,11 @@ func (f *Frontend) rangeMetric(ctx context.Context, t tenant.ID, req RangeReques
 	var m *metric.Result
 	// Data other agents wrote is read with the field names stored over
 	// the query's range, which a part of it may not share.
-	if x := f.cfg.Extents; x != nil && req.Text != "" && len(splits) > 0 && run.OwnRows() && !req.ReadsAhead {
+	keeps := req.Text != "" && len(splits) > 0 && run.OwnRows() && !req.ReadsAhead
+	if keeps {
+		run.Freeze(f.cfg.Samples.For(t, req.State))
+	}
+	if x := f.cfg.Extents; x != nil && keeps {
 		m, err = x.answer(ctx, t, req.Text, req.State, run)
 	} else {
 		m, err = run.Run(ctx)

@@ -39,6 +39,9 @@ type Request struct {
 	// order; its queriers apply max_query_series to each sub-query's
 	// answer, and the frontend reads each answer's steps (jamTwins).
 	Splits []SplitRange
+	// Frozen, when set, lets range aggregations take samples of frozen
+	// data from earlier evaluations and keep theirs (frozen.go).
+	Frozen *Frozen
 }
 
 // SplitRange is one sub-query of Loki's query frontend: the steps from

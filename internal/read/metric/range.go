@@ -37,10 +37,21 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 			return v, err
 		}
 	}
-	series, err := ev.fetchSeries(ctx, m, ev.readFilters(m, ev.readBatches(m, sparseRowsRatio)))
+	series, ok, err := ev.frozenSeries(ctx, m)
 	if err != nil {
 		return value{}, err
 	}
+	if !ok {
+		if series, err = ev.fetchSeries(ctx, m, ev.readFilters(m, ev.readBatches(m, sparseRowsRatio))); err != nil {
+			return value{}, err
+		}
+	}
+	return ev.rangeWindows(m, series)
+}
+
+// rangeWindows evaluates the range aggregation's windows over its series'
+// samples.
+func (ev *evaluator) rangeWindows(m *plan.RangeAgg, series []*rangeSeries) (value, error) {
 	eval := rangeEvals[m.Op]
 	out := value{vectors: make([][]sample, len(ev.steps))}
 	sort.Slice(series, func(i, j int) bool { return series[i].labels.String() < series[j].labels.String() })

@@ -44,7 +44,9 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 		}
 	}
 	// Buckets too fine to be worth it, or lines only vloki can measure:
-	// sum the rows instead.
+	// sum the rows instead (grouped as the sum groups: per-group counts
+	// over a window, not per-stream rates added up, which round
+	// otherwise).
 	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range.UnderSum(m.By)}
 	return ev.vectorAgg(ctx, raw)
 }

@@ -25,6 +25,11 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 	if err != nil {
 		return value{}, err
 	}
+	return ev.aggregateSteps(m, in), nil
+}
+
+// aggregateSteps aggregates the inner value in at every step.
+func (ev *evaluator) aggregateSteps(m *plan.VectorAgg, in value) value {
 	out := value{vectors: make([][]sample, len(ev.steps))}
 	for i := range ev.steps {
 		if in.scalar {
@@ -34,7 +39,7 @@ func (ev *evaluator) vectorAgg(ctx context.Context, m *plan.VectorAgg) (value, e
 		out.vectors[i], twins = aggregate(m, in.vectors[i])
 		ev.twins = ev.twins || twins
 	}
-	return out, nil
+	return out
 }
 
 // aggregate computes one step's groups; twins reports two groups that

@@ -43,6 +43,9 @@ type RangeAgg struct {
 	// where the windows leave gaps (tests compare reading only the
 	// windows against it).
 	WholeSpan bool
+	// Source is the log query and unwrap as LogQL prints them, after the
+	// line_format stages Loki drops (SamplesKey); empty when unknown.
+	Source string
 }
 
 // Unwrap is `| unwrap [conversion(]label[)]` and the filters after it.
@@ -226,11 +229,13 @@ func (c *compiler) rangeAgg(e *logql.RangeAggregationExpr) (Metric, error) {
 	if _, ok := rangeOpPlans[e.Op]; !ok {
 		return nil, &logql.UnsupportedError{What: e.Op.String()}
 	}
-	lq, err := CompileLog(withoutUnusedLineFormat(e.Op, e.Left.Left), c.foreign)
+	sel := withoutUnusedLineFormat(e.Op, e.Left.Left)
+	lq, err := CompileLog(sel, c.foreign)
 	if err != nil {
 		return nil, err
 	}
-	ra := &RangeAgg{Op: e.Op, Log: lq, Range: int64(e.Left.Interval), Offset: int64(e.Left.Offset), Grouping: e.Grouping}
+	ra := &RangeAgg{Op: e.Op, Log: lq, Range: int64(e.Left.Interval), Offset: int64(e.Left.Offset), Grouping: e.Grouping,
+		Source: sel.String() + e.Left.Unwrap.String()}
 	if e.Param != nil {
 		ra.Param = *e.Param
 	}

@@ -1,0 +1,115 @@
+package samples
+
+import (
+	"container/list"
+	"sync"
+	"sync/atomic"
+)
+
+// DefaultMaxBytes is the store's default bound
+// (-frontend.samples-cache-size).
+const DefaultMaxBytes = 64 << 20
+
+// maxEntryShare: one entry may take at most 1/maxEntryShare of the store;
+// a larger input keeps being evaluated as before (buckets or rows).
+const maxEntryShare = 8
+
+// seenLimit bounds the inputs Seen remembers; the set starts over when
+// full (a forgotten input is only filled one request later).
+const seenLimit = 4096
+
+// Store keeps entries by key, least recently used first out, bounded by
+// the bytes they hold (Entry.Bytes plus the key). It also remembers which
+// inputs were evaluated and at which grid (Seen). Safe for concurrent use.
+type Store struct {
+	max int64
+
+	mu    sync.Mutex
+	used  int64
+	order *list.List // front: most recently used
+	items map[string]*list.Element
+	seen  map[string]string
+
+	hits, fills, evictions atomic.Uint64
+}
+
+type item struct {
+	key   string
+	e     *Entry
+	bytes int64
+}
+
+// NewStore returns a store holding at most maxBytes.
+func NewStore(maxBytes int64) *Store {
+	return &Store{max: maxBytes, order: list.New(), items: map[string]*list.Element{}, seen: map[string]string{}}
+}
+
+// MaxEntryBytes is the most one entry (with its key) may take.
+func (s *Store) MaxEntryBytes() int64 { return s.max / maxEntryShare }
+
+// Get returns the entry kept under key.
+func (s *Store) Get(key string) (*Entry, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	el, ok := s.items[key]
+	if !ok {
+		return nil, false
+	}
+	s.order.MoveToFront(el)
+	return el.Value.(*item).e, true
+}
+
+// Put keeps e under key, replacing what was there, and evicts the least
+// recently used entries beyond the bound; false when e is too large to
+// keep (what was under key then stays).
+func (s *Store) Put(key string, e *Entry) bool {
+	n := int64(len(key)) + e.Bytes()
+	if n > s.MaxEntryBytes() {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.items[key]; ok {
+		s.remove(el)
+	}
+	s.items[key] = s.order.PushFront(&item{key: key, e: e, bytes: n})
+	s.used += n
+	for s.used > s.max {
+		s.remove(s.order.Back())
+		s.evictions.Add(1)
+	}
+	s.fills.Add(1)
+	return true
+}
+
+func (s *Store) remove(el *list.Element) {
+	it := el.Value.(*item)
+	s.order.Remove(el)
+	delete(s.items, it.key)
+	s.used -= it.bytes
+}
+
+// Seen records that the input under key is evaluated at grid and reports
+// whether it was evaluated before at another grid.
+func (s *Store) Seen(key, grid string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before, ok := s.seen[key]
+	if !ok && len(s.seen) >= seenLimit {
+		clear(s.seen)
+	}
+	s.seen[key] = grid
+	return ok && before != grid
+}
+
+// Hit counts an evaluation that took samples from the store.
+func (s *Store) Hit() { s.hits.Add(1) }
+
+// Usage reports the bytes held, the entries, the evaluations that took
+// samples from the store, the entries stored and the evictions so far.
+func (s *Store) Usage() (bytes int64, entries int, hits, fills, evictions uint64) {
+	s.mu.Lock()
+	bytes, entries = s.used, len(s.items)
+	s.mu.Unlock()
+	return bytes, entries, s.hits.Load(), s.fills.Load(), s.evictions.Load()
+}

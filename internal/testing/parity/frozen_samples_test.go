@@ -1,0 +1,209 @@
+package parity
+
+import (
+	"context"
+	"encoding/json"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/testing/vltest"
+)
+
+// TestFrozenSamplesMovingWindows asks every range metric query of the
+// corpus over random moving windows (random ns ends up to now, some at
+// now, random spans and steps) of a vloki keeping frozen samples and of an
+// uncached one reading the same data, with pushes of new entries and of
+// entries older than the kept samples arriving between rounds; the answers
+// must be byte-identical, and the kept samples must really have served.
+// Embedded with vloki the sole writer (pushes cut kept samples), and a
+// victoria-logs process without it (only data older than the freshness
+// window is kept; old pushes move the generation on).
+func TestFrozenSamplesMovingWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts VictoriaLogs")
+	}
+	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := distinctQueries(rangeMetricCases(t, cases))
+	emb, err := vltest.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := vltest.Releases[len(vltest.Releases)-1]
+	for _, m := range []struct {
+		name, soleWriter string
+		backend          func() vltest.Backend
+	}{
+		{"embedded-sole-writer", "on", func() vltest.Backend { return vltest.Backend{Name: "embedded", Client: emb} }},
+		{"external-not-sole-writer", "off", func() vltest.Backend { return vltest.External(t, newest) }},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			checkMovingWindows(t, m.backend(), m.soleWriter, queries)
+		})
+	}
+}
+
+func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case) {
+	ctx := context.Background()
+	const tenant = "frozen-samples"
+	cfg := config.Default()
+	cfg.Auth.Enabled = true
+	cfg.Backend.SoleWriter = soleWriter
+	cached := serve(t, cfg, b)
+	cfg.Frontend.CacheResults, cfg.Frontend.Coalesce = false, false
+	cold := serve(t, cfg, b)
+
+	now := time.Now()
+	ds := movedTo(Generate(30_000, 6*time.Hour), now.Add(-6*time.Hour-time.Minute))
+	if err := Push(ctx, cached, tenant, ds, 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	b.Sync(t)
+	r := rand.New(rand.NewPCG(uint64(now.UnixNano()), 28))
+	t.Logf("seed %d", now.UnixNano())
+	asked := 0
+	push := func(old bool) {
+		if err := Push(ctx, cached, tenant, latePushes(r, ds, time.Now(), old), 1<<20); err != nil {
+			t.Fatal(err)
+		}
+		b.Sync(t)
+	}
+	for round := range 2 {
+		for i, q := range queries {
+			if i%15 == 14 {
+				push(false)
+			}
+			for range 3 {
+				c := movingWindow(r, q, time.Now())
+				want, err := Ask(ctx, cold, tenant, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := Ask(ctx, cached, tenant, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				asked++
+				if d := sameAnswer(want, got); d != "" {
+					t.Errorf("round %d, %s start=%s end=%s step=%s: %s", round, c.Params["query"], c.Params["start"], c.Params["end"], c.Params["step"], d)
+				}
+			}
+		}
+		push(true)
+	}
+	hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
+	t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored", asked, len(queries), hits, stored)
+	// Most corpus queries VictoriaLogs' buckets answer, which keep their
+	// path: about one ask in thirteen reaches kept samples.
+	if hits < float64(asked)/20 {
+		t.Errorf("kept samples served %v of %d requests: the check proves little", hits, asked)
+	}
+}
+
+// distinctQueries keeps one case per query text.
+func distinctQueries(cases []Case) []Case {
+	seen := map[string]bool{}
+	var out []Case
+	for _, c := range cases {
+		if q := c.Params["query"]; !seen[q] {
+			seen[q] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// movedTo is the dataset with its entries moved so that it starts at
+// start instead of Anchor.
+func movedTo(ds []Stream, start time.Time) []Stream {
+	d := start.Sub(Anchor).Nanoseconds()
+	out := make([]Stream, len(ds))
+	for i, s := range ds {
+		out[i] = Stream{Labels: s.Labels, Entries: make([]lokidata.Entry, len(s.Entries))}
+		for j, e := range s.Entries {
+			e.TimestampNs += d
+			out[i].Entries[j] = e
+		}
+	}
+	return out
+}
+
+// movingWindow is q over a random window: its end a random time up to
+// 90 minutes before now at ns precision (half of them now itself), its
+// span and step random.
+func movingWindow(r *rand.Rand, q Case, now time.Time) Case {
+	end := now
+	if r.IntN(2) > 0 {
+		end = now.Add(-time.Duration(r.Int64N(int64(90 * time.Minute))))
+	}
+	spans := []time.Duration{10 * time.Minute, 30 * time.Minute, time.Hour, 2 * time.Hour, 3 * time.Hour}
+	steps := []string{"15", "30", "60", "7.5", "137", "300"}
+	span := spans[r.IntN(len(spans))]
+	c := q
+	c.Params = map[string]string{}
+	for k, v := range q.Params {
+		c.Params[k] = v
+	}
+	c.Params["start"] = strconv.FormatInt(end.Add(-span).UnixNano(), 10)
+	c.Params["end"] = strconv.FormatInt(end.UnixNano(), 10)
+	c.Params["step"] = steps[r.IntN(len(steps))]
+	return c
+}
+
+// latePushes are entries copied from random streams of ds. Recent ones
+// (old false): some at now, most 1 to 9 minutes ago — inside kept samples
+// when vloki is the sole writer, whose pushes then cut them; inside the
+// freshness window otherwise. Old ones: 20 minutes to 5 hours ago, older
+// than the freshness window (the tenant's generation moves on).
+func latePushes(r *rand.Rand, ds []Stream, now time.Time, old bool) []Stream {
+	var out []Stream
+	for range 10 {
+		s := ds[r.IntN(len(ds))]
+		if len(s.Entries) == 0 {
+			continue
+		}
+		e := s.Entries[r.IntN(len(s.Entries))]
+		switch {
+		case old:
+			e.TimestampNs = now.Add(-20*time.Minute).UnixNano() - r.Int64N(int64(280*time.Minute))
+		case r.IntN(4) == 0:
+			e.TimestampNs = now.UnixNano() - r.Int64N(int64(time.Second))
+		default:
+			e.TimestampNs = now.Add(-time.Minute).UnixNano() - r.Int64N(int64(8*time.Minute))
+		}
+		out = append(out, Stream{Labels: s.Labels, Entries: []lokidata.Entry{e}})
+	}
+	return out
+}
+
+// sameAnswer compares two answers byte for byte, less the stats (timings).
+func sameAnswer(want, got Answer) string {
+	if want.Status != got.Status {
+		return "status " + strconv.Itoa(got.Status) + ", want " + strconv.Itoa(want.Status) + ": " + clip(got.Body) + " / " + clip(want.Body)
+	}
+	type data struct {
+		ResultType string          `json:"resultType"`
+		Result     json.RawMessage `json:"result"`
+	}
+	var w, g struct {
+		Status string `json:"status"`
+		Data   data   `json:"data"`
+	}
+	if json.Unmarshal([]byte(want.Body), &w) != nil || json.Unmarshal([]byte(got.Body), &g) != nil {
+		if want.Body != got.Body {
+			return "body " + clip(got.Body) + ", want " + clip(want.Body)
+		}
+		return ""
+	}
+	if w.Status != g.Status || w.Data.ResultType != g.Data.ResultType || string(w.Data.Result) != string(g.Data.Result) {
+		return "body " + clip(got.Body) + ", want " + clip(want.Body)
+	}
+	return ""
+}
