@@ -8,7 +8,7 @@
 # through its jsonline), counts it back, then times every query at 1 and
 # 10 clients. The phase's processes are stopped by PID before the next.
 #
-# Phases (BENCH_SCALE_PHASES, default "quickwit hicard"):
+# Phases (BENCH_SCALE_PHASES, default "quickwit hicard"; "loki" opt-in):
 #   quickwit  100 streams over 30 days: the seven published queries and
 #             needle searches for trace ids
 #   hicard    25,600 streams (bucketed_hostname): its queries and metadata
