@@ -39,9 +39,9 @@ const spanReach = 2
 // frozenSeries returns m's series for the request's span with the samples
 // of frozen data taken from the store, reading only the rest from
 // storage; ok is false when the store does not apply (no store, sparse
-// windows, unknown input), holds too little of the span, or the input was
+// windows, unknown input), holds too little of the span, the input was
 // not evaluated before at another grid (the first evaluation of an input
-// reads its rows as before). A query over the memory budget is answered
+// reads its rows as before), or another request is filling it. A query over the memory budget is answered
 // as without the store. Only inputs read as rows come here: what
 // VictoriaLogs' buckets answer (SumOfRange, streamBuckets) costs less
 // from its buckets than from rows, even half a span of them (measured:
@@ -72,6 +72,14 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg) ([]*ran
 	mostlyFrozen := lo+(hi-lo)/2 < f.Before
 	if !mostlyKept && !(again && mostlyFrozen) {
 		return nil, false, nil
+	}
+	if !mostlyKept {
+		// A fill reads most of the span as rows: one request at a time.
+		release, ok := f.Store.Claim(key)
+		if !ok {
+			return nil, false, nil
+		}
+		defer release()
 	}
 	held := ev.mem.used
 	series, read, err := ev.joinFrozen(ctx, m, used, lo, hi)

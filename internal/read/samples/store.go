@@ -29,6 +29,9 @@ type Store struct {
 	order *list.List // front: most recently used
 	items map[string]*list.Element
 	seen  map[string]string
+	// filling are the inputs whose whole span a request is reading for
+	// the store now (Claim).
+	filling map[string]bool
 
 	hits, fills, evictions atomic.Uint64
 }
@@ -41,7 +44,8 @@ type item struct {
 
 // NewStore returns a store holding at most maxBytes.
 func NewStore(maxBytes int64) *Store {
-	return &Store{max: maxBytes, order: list.New(), items: map[string]*list.Element{}, seen: map[string]string{}}
+	return &Store{max: maxBytes, order: list.New(), items: map[string]*list.Element{}, seen: map[string]string{},
+		filling: map[string]bool{}}
 }
 
 // MaxEntryBytes is the most one entry (with its key) may take.
@@ -100,6 +104,24 @@ func (s *Store) Seen(key, grid string) bool {
 	}
 	s.seen[key] = grid
 	return ok && before != grid
+}
+
+// Claim lets one request at a time read an input's span for the store:
+// ok is false while another holds the claim (that request answers as
+// without the store rather than read the same rows again); release ends
+// the claim.
+func (s *Store) Claim(key string) (release func(), ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.filling[key] {
+		return nil, false
+	}
+	s.filling[key] = true
+	return func() {
+		s.mu.Lock()
+		delete(s.filling, key)
+		s.mu.Unlock()
+	}, true
 }
 
 // Hit counts an evaluation that took samples from the store.

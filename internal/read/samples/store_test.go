@@ -105,3 +105,28 @@ func TestCut(t *testing.T) {
 		t.Fatalf("a cut reaching before the entry: [%d, %d)", c.Lo, c.Hi)
 	}
 }
+
+// TestClaimIsExclusive: while one request fills an input, another is
+// refused; after release the input can be claimed again, and other inputs
+// are never held up.
+func TestClaimIsExclusive(t *testing.T) {
+	s := NewStore(1 << 20)
+	release, ok := s.Claim("a")
+	if !ok {
+		t.Fatal("first claim refused")
+	}
+	if _, ok := s.Claim("a"); ok {
+		t.Fatal("second claim of a held input granted")
+	}
+	other, ok := s.Claim("b")
+	if !ok {
+		t.Fatal("another input's claim refused")
+	}
+	other()
+	release()
+	again, ok := s.Claim("a")
+	if !ok {
+		t.Fatal("claim refused after release")
+	}
+	again()
+}
