@@ -97,8 +97,28 @@ type Ingester struct {
 	// QueryStoreMaxLookBackPeriod is Loki's
 	// query_store_max_look_back_period: 0 is Loki's single-binary
 	// default (LookBack), negative asks memory for every range.
-	QueryStoreMaxLookBackPeriod time.Duration `yaml:"query_store_max_look_back_period"`
+	QueryStoreMaxLookBackPeriod LookBackPeriod `yaml:"query_store_max_look_back_period"`
 }
+
+// LookBackPeriod is a duration that also takes Loki's -1 (no unit), in
+// YAML and as a flag.
+type LookBackPeriod time.Duration
+
+func (v *LookBackPeriod) String() string { return time.Duration(*v).String() }
+
+// Set reads a flag value.
+func (v *LookBackPeriod) Set(s string) error {
+	if s == "-1" {
+		*v = -1
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	*v = LookBackPeriod(d)
+	return err
+}
+
+// UnmarshalYAML reads -1 or a duration.
+func (v *LookBackPeriod) UnmarshalYAML(n *yaml.Node) error { return v.Set(n.Value) }
 
 // lokiMaxChunkAge is Loki's max_chunk_age default, part of its derived
 // look-back.
@@ -115,7 +135,7 @@ func (i Ingester) LookBack() time.Duration {
 	if i.QueryStoreMaxLookBackPeriod == 0 {
 		return DefaultLookBack
 	}
-	return i.QueryStoreMaxLookBackPeriod
+	return time.Duration(i.QueryStoreMaxLookBackPeriod)
 }
 
 // Storage configures the embedded engine.
@@ -573,11 +593,11 @@ func (c Config) Validate() error {
 		return errors.New("memory.allowed_bytes must be >= 0")
 	case c.Ingester.ChunkIdlePeriod < 0 || c.Ingester.FlushCheckPeriod < 0:
 		return errors.New("ingester.chunk_idle_period and ingester.flush_check_period must be >= 0")
-	case c.Ingester.QueryStoreMaxLookBackPeriod > 0 && c.Ingester.QueryStoreMaxLookBackPeriod < DefaultLookBack:
+	case c.Ingester.QueryStoreMaxLookBackPeriod > 0 && time.Duration(c.Ingester.QueryStoreMaxLookBackPeriod) < DefaultLookBack:
 		// Loki's check and text (pkg/loki/modules.go calculateMaxLookBack).
 		return fmt.Errorf("the configured query_store_max_look_back_period of '%v' is less than the calculated default of '%v' "+
 			"which is calculated based on the max_chunk_age + 15 minute boltdb-shipper interval + 15 min additional buffer.  Increase this value"+
-			"greater than the default or remove it from the configuration to use the default", c.Ingester.QueryStoreMaxLookBackPeriod, DefaultLookBack)
+			"greater than the default or remove it from the configuration to use the default", time.Duration(c.Ingester.QueryStoreMaxLookBackPeriod), DefaultLookBack)
 	}
 	if err := c.Limits.Validate(); err != nil {
 		return fmt.Errorf("limits.%w", err)

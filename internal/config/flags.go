@@ -3,7 +3,6 @@ package config
 import (
 	"flag"
 	"strings"
-	"time"
 )
 
 func bindFlags(fs *flag.FlagSet, c *Config) {
@@ -40,7 +39,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.Frontend.StreamIndexMaxLines, "frontend.stream-index-max-lines", c.Frontend.StreamIndexMaxLines, "entries whose time and line length the stream index keeps (16-32 bytes each), so volumes over recent ranges are summed from memory; older entries are dropped first and their ranges answered by VictoriaLogs (0: none)")
 	fs.DurationVar(&c.Ingester.ChunkIdlePeriod, "ingester.chunk-idle-period", c.Ingester.ChunkIdlePeriod, "Loki's chunk_idle_period, with -backend.sole-writer: label names, values and detected labels list a stream for any range until it has been idle this long, then through the index units Loki would flush it into (docs/loki-label-index.md); 0: the whole UTC days the range touches")
 	fs.DurationVar(&c.Ingester.FlushCheckPeriod, "ingester.flush-check-period", c.Ingester.FlushCheckPeriod, "Loki's flush_check_period: an idle stream is flushed at the next check")
-	fs.Var((*lookBackValue)(&c.Ingester.QueryStoreMaxLookBackPeriod), "ingester.query-store-max-look-back-period", "Loki's query_store_max_look_back_period: in-memory streams are listed for ranges ending after now minus this, and detected labels read the index before it; 0: Loki's single-binary default (2h41m), -1: memory for every range and detected labels from memory only")
+	fs.Var(&c.Ingester.QueryStoreMaxLookBackPeriod, "ingester.query-store-max-look-back-period", "Loki's query_store_max_look_back_period: in-memory streams are listed for ranges ending after now minus this, and detected labels read the index before it; 0: Loki's single-binary default (2h41m), -1: memory for every range and detected labels from memory only")
 	fs.IntVar(&c.QueryScheduler.MaxConcurrent, "query-scheduler.max-concurrent", c.QueryScheduler.MaxConcurrent, "queries that run at once (0: 4 per CPU); more wait in a per-tenant queue")
 	fs.IntVar(&c.QueryScheduler.MaxConcurrentLong, "query-scheduler.max-concurrent-long", c.QueryScheduler.MaxConcurrentLong, "of those, how many may be long (0: half), so short queries never wait behind long ones")
 	fs.DurationVar(&c.QueryScheduler.LongQuerySpan, "query-scheduler.long-query-span", c.QueryScheduler.LongQuerySpan, "time span from which a query is long")
@@ -147,17 +146,3 @@ func (l *listValue) Set(s string) error {
 	return nil
 }
 
-// lookBackValue is a duration flag that also takes Loki's -1 (no unit).
-type lookBackValue time.Duration
-
-func (v *lookBackValue) String() string { return time.Duration(*v).String() }
-
-func (v *lookBackValue) Set(s string) error {
-	if s == "-1" {
-		*v = -1
-		return nil
-	}
-	d, err := time.ParseDuration(s)
-	*v = lookBackValue(d)
-	return err
-}

@@ -68,7 +68,7 @@ func TestLabelAgesMatchLoki(t *testing.T) {
 	setNow := func(ns int64) { mu.Lock(); now = time.Unix(0, ns); mu.Unlock() }
 	run := strconv.FormatInt(time.Now().UnixNano(), 36) // a fresh tenant per run
 	targets := map[string]target{}
-	for name, lookback := range map[string]time.Duration{"loki-parity": -1, "loki-defaults": 0} {
+	for name, lookback := range map[string]config.LookBackPeriod{"loki-parity": -1, "loki-defaults": 0} {
 		cfg := config.Default()
 		cfg.Auth.Enabled, cfg.Backend.SoleWriter = true, "on"
 		cfg.Storage.Path = t.TempDir()
