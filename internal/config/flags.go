@@ -145,4 +145,3 @@ func (l *listValue) Set(s string) error {
 	*l = splitList(s)
 	return nil
 }
-

@@ -243,3 +243,53 @@ func gapAt(gaps []*labelAgesGap, target string, ns int64) *labelAgesGap {
 	}
 	return nil
 }
+
+// TestLabelRuleAnswersNotStale: label answers that follow the push times
+// change with time alone, so the results cache never serves them: a
+// range of yesterday lists an in-memory stream, and no longer once it
+// flushed into a unit outside the range.
+func TestLabelRuleAnswersNotStale(t *testing.T) {
+	emb, err := vltest.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wall := time.Now().Add(-24 * time.Hour)
+	var mu sync.Mutex
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return wall }
+	cfg := config.Default()
+	cfg.Auth.Enabled, cfg.Backend.SoleWriter = true, "on"
+	cfg.Storage.Path = t.TempDir()
+	cfg.Ingester = config.Ingester{ChunkIdlePeriod: 6 * time.Minute, FlushCheckPeriod: 10 * time.Second, QueryStoreMaxLookBackPeriod: -1}
+	app, err := server.AssembleWith(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), emb, "stale", func() {}, server.Options{Clock: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(app.Handler())
+	t.Cleanup(func() { srv.Close(); app.Close() })
+	tg := target{name: "stale", url: srv.URL, vl: emb}
+	tenantID := "stale-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	tg.pushJSON(t, tenantID, jsonPush(map[string]string{"app": "a"}, entry{ns(wall.Add(-2 * time.Hour)), "line"}))
+	params := url.Values{"start": {ns(wall.Add(-time.Hour))}, "end": {ns(wall.Add(-59 * time.Minute))}}
+	ask := func() string {
+		r := tg.get(t, "/loki/api/v1/label/app/values", tenantID, params, nil)
+		var body struct{ Data []string }
+		if r.status != 200 || json.Unmarshal(r.body, &body) != nil {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		return strings.Join(body.Data, ",")
+	}
+	for i := range 2 {
+		if got := ask(); got != "a" {
+			t.Fatalf("in memory, asked %d times: %q, want a", i+1, got)
+		}
+	}
+	mu.Lock()
+	wall = wall.Add(40 * time.Minute) // flushed, its head and files outside the range
+	mu.Unlock()
+	if got := ask(); got != "" {
+		t.Fatalf("after the flush: %q, want none (a stale cached answer?)", got)
+	}
+	if hits := metricValue(t, tg, "vloki_results_cache_hits_total"); hits != 0 {
+		t.Errorf("%v label answers came from the results cache", hits)
+	}
+}
