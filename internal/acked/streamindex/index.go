@@ -3,6 +3,12 @@
 // engine): it keeps, per tenant, every stream vloki acknowledged with the
 // oldest and newest timestamp pushed to it.
 //
+// With a LabelRule (rule.go) it also models, from each push's wall time,
+// what Loki's ingester holds in memory and which index units its flushed
+// chunks are in, and answers label names, values and detected labels over
+// recent ranges as Loki does (Recent, Detected); Answer is then the
+// fallback for whole UTC days.
+//
 // It also keeps every acknowledged entry's time and line length (at most
 // MaxLines, the older ones dropped first), so volumes over the ranges it
 // covers are summed from memory (Lines).
