@@ -117,13 +117,10 @@ func (ix *Index) mergeLocked(tn *tenantIndex, st *stream, now int64) {
 // addToDays indexes s of the stream in each day unit it touches.
 func (tn *tenantIndex) addToDays(st *stream, s span) {
 	s.days(func(d int64) {
-		u := tn.days[d]
-		if u == nil {
-			u = &unit{span: s, streams: map[*stream]struct{}{}}
-			tn.days[d] = u
+		if tn.days[d] == nil {
+			tn.days[d] = &unit{}
 		}
-		u.span = u.span.with(s)
-		u.streams[st] = struct{}{}
+		tn.days[d].add(st, s)
 	})
 }
 
@@ -270,7 +267,7 @@ func (ix *Index) Recent(ctx context.Context, t tenant.ID, r Range) (streams []lo
 	now := ix.cfg.Now().UnixNano()
 	lb := int64(ix.cfg.Labels.Lookback)
 	memory := lb < 0 || r.End > now-lb
-	return ix.recent(ctx, t, r, memory, &r)
+	return ix.recent(ctx, t, r, now, memory, &r)
 }
 
 // Detected returns the label sets of the streams Loki's detected labels
@@ -285,12 +282,12 @@ func (ix *Index) Detected(ctx context.Context, t tenant.ID, r Range) (streams []
 	if lb >= 0 && r.Start < now-lb {
 		store = &Range{Start: r.Start, End: min(r.End, now-lb)}
 	}
-	return ix.recent(ctx, t, r, memory, store)
+	return ix.recent(ctx, t, r, now, memory, store)
 }
 
 // recent collects the matching streams of memory (when asked) and of
-// the units overlapping store's range (nil: none).
-func (ix *Index) recent(ctx context.Context, t tenant.ID, r Range, memory bool, store *Range) ([]lokidata.Labels, bool, error) {
+// the units overlapping store's range (nil: none), at wall time now.
+func (ix *Index) recent(ctx context.Context, t tenant.ID, r Range, now int64, memory bool, store *Range) ([]lokidata.Labels, bool, error) {
 	if ok, err := ix.ruleApplies(ctx, t, r.Start); !ok || err != nil {
 		return nil, false, err
 	}
@@ -303,7 +300,7 @@ func (ix *Index) recent(ctx context.Context, t tenant.ID, r Range, memory bool, 
 	if tn.full {
 		return nil, false, nil
 	}
-	v := ix.viewAt(tn, ix.cfg.Now().UnixNano())
+	v := ix.viewAt(tn, now)
 	seen := map[*stream]struct{}{}
 	add := func(st *stream) {
 		if _, ok := seen[st]; !ok && logql.MatchLabels(r.Matchers, st.labels.Get) {
