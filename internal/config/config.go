@@ -33,6 +33,8 @@ type Config struct {
 	Tail          Tail          `yaml:"tail"`
 	// Frontend coalesces identical queries and caches answers.
 	Frontend Frontend `yaml:"frontend"`
+	// Ingester holds the Loki ingester settings label answers follow.
+	Ingester Ingester `yaml:"ingester"`
 	// QueryScheduler bounds the queries that run at once.
 	QueryScheduler QueryScheduler `yaml:"query_scheduler"`
 	Memory         Memory         `yaml:"memory"`
@@ -78,6 +80,62 @@ type Backend struct {
 	// embedded engine), "on" (an external VictoriaLogs nobody else writes
 	// into, served by one vloki) or "off".
 	SoleWriter string `yaml:"sole_writer"`
+}
+
+// Ingester holds Loki's ingester settings that shape label names, values
+// and detected labels over recent ranges when vloki is the sole writer
+// (docs/loki-label-index.md): vloki answers as a Loki with these settings
+// would, from the wall times of the pushes it acknowledged.
+type Ingester struct {
+	// ChunkIdlePeriod is Loki's chunk_idle_period: a stream is in memory
+	// (listed for any range) until idle this long; 0 turns the rule off
+	// (label answers hold the whole UTC days the range touches).
+	ChunkIdlePeriod time.Duration `yaml:"chunk_idle_period"`
+	// FlushCheckPeriod is Loki's flush_check_period: an idle stream
+	// flushes at the next check.
+	FlushCheckPeriod time.Duration `yaml:"flush_check_period"`
+	// QueryStoreMaxLookBackPeriod is Loki's
+	// query_store_max_look_back_period: 0 is Loki's single-binary
+	// default (LookBack), negative asks memory for every range.
+	QueryStoreMaxLookBackPeriod LookBackPeriod `yaml:"query_store_max_look_back_period"`
+}
+
+// LookBackPeriod is a duration that also takes Loki's -1 (no unit), in
+// YAML and as a flag.
+type LookBackPeriod time.Duration
+
+func (v *LookBackPeriod) String() string { return time.Duration(*v).String() }
+
+// Set reads a flag value.
+func (v *LookBackPeriod) Set(s string) error {
+	if s == "-1" {
+		*v = -1
+		return nil
+	}
+	d, err := time.ParseDuration(s)
+	*v = LookBackPeriod(d)
+	return err
+}
+
+// UnmarshalYAML reads -1 or a duration.
+func (v *LookBackPeriod) UnmarshalYAML(n *yaml.Node) error { return v.Set(n.Value) }
+
+// lokiMaxChunkAge is Loki's max_chunk_age default, part of its derived
+// look-back.
+const lokiMaxChunkAge = 2 * time.Hour
+
+// DefaultLookBack is the look-back a Loki single binary derives when
+// query_store_max_look_back_period is 0: max_chunk_age + 16m (index
+// upload) + 5m + 3 × 5m (index cache validity, resyncs) + 5m = 2h41m.
+const DefaultLookBack = lokiMaxChunkAge + 16*time.Minute + 5*time.Minute + 3*5*time.Minute + 5*time.Minute
+
+// LookBack is the look-back Loki runs with: the configured one, or its
+// derived default for 0.
+func (i Ingester) LookBack() time.Duration {
+	if i.QueryStoreMaxLookBackPeriod == 0 {
+		return DefaultLookBack
+	}
+	return time.Duration(i.QueryStoreMaxLookBackPeriod)
 }
 
 // Storage configures the embedded engine.
@@ -437,6 +495,7 @@ func Default() Config {
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
 			StreamIndexMaxStreams: 100_000, StreamIndexMaxLines: 4_000_000,
 		},
+		Ingester: Ingester{ChunkIdlePeriod: 30 * time.Minute, FlushCheckPeriod: 30 * time.Second},
 		QueryScheduler: QueryScheduler{
 			LongQuerySpan: 2 * time.Hour, MaxOutstandingPerTenant: 2048,
 		},
@@ -536,6 +595,13 @@ func (c Config) Validate() error {
 		return fmt.Errorf("memory.allowed_percent %g: want 1 to 100", c.Memory.AllowedPercent)
 	case c.Memory.AllowedBytes < 0:
 		return errors.New("memory.allowed_bytes must be >= 0")
+	case c.Ingester.ChunkIdlePeriod < 0 || c.Ingester.FlushCheckPeriod < 0:
+		return errors.New("ingester.chunk_idle_period and ingester.flush_check_period must be >= 0")
+	case c.Ingester.QueryStoreMaxLookBackPeriod > 0 && time.Duration(c.Ingester.QueryStoreMaxLookBackPeriod) < DefaultLookBack:
+		// Loki's check and text (pkg/loki/modules.go calculateMaxLookBack).
+		return fmt.Errorf("the configured query_store_max_look_back_period of '%v' is less than the calculated default of '%v' "+
+			"which is calculated based on the max_chunk_age + 15 minute boltdb-shipper interval + 15 min additional buffer.  Increase this value"+
+			"greater than the default or remove it from the configuration to use the default", time.Duration(c.Ingester.QueryStoreMaxLookBackPeriod), DefaultLookBack)
 	}
 	if err := c.Limits.Validate(); err != nil {
 		return fmt.Errorf("limits.%w", err)

@@ -90,3 +90,31 @@ func TestLimitsInLokiNotation(t *testing.T) {
 		t.Errorf("invalid limit: %v", err)
 	}
 }
+
+// Loki's ingester settings read as Loki writes them: -1 (no unit) for the
+// look-back, in YAML and as a flag; 0 is Loki's derived 2h41m; a positive
+// look-back below it is refused with Loki's text.
+func TestIngesterSettings(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "c.yaml")
+	yml := "ingester:\n  chunk_idle_period: 6m\n  flush_check_period: 10s\n  query_store_max_look_back_period: -1\n"
+	if err := os.WriteFile(p, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load([]string{"-config.file", p}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := cfg.Ingester; i.ChunkIdlePeriod != 6*time.Minute || i.FlushCheckPeriod != 10*time.Second || i.LookBack() >= 0 {
+		t.Fatalf("YAML: %+v, look-back %v", i, i.LookBack())
+	}
+	cfg, err = Load([]string{"-ingester.query-store-max-look-back-period", "-1"}, io.Discard)
+	if err != nil || cfg.Ingester.LookBack() >= 0 {
+		t.Fatalf("flag -1: %v %v", cfg.Ingester.LookBack(), err)
+	}
+	if d := Default().Ingester; d.LookBack() != 2*time.Hour+41*time.Minute || d.ChunkIdlePeriod != 30*time.Minute {
+		t.Fatalf("defaults: %+v, look-back %v", d, d.LookBack())
+	}
+	if _, err := Load([]string{"-ingester.query-store-max-look-back-period", "1h"}, io.Discard); err == nil {
+		t.Fatal("a look-back below Loki's derived one was accepted")
+	}
+}

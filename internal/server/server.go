@@ -115,6 +115,18 @@ const streamIndexFile = "vloki-stream-index.json"
 
 // Assemble builds vloki on an existing backend client; closeFn runs on Close.
 func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backend.Client, name string, closeFn func()) (*App, error) {
+	return AssembleWith(cfg, log, m, c, name, closeFn, Options{})
+}
+
+// Options are what a test sets besides the configuration.
+type Options struct {
+	// Clock is the wall clock the stream index reads push and request
+	// times from (time.Now when nil), so a test replays recorded times.
+	Clock func() time.Time
+}
+
+// AssembleWith is Assemble with options.
+func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backend.Client, name string, closeFn func(), opts Options) (*App, error) {
 	resolver := &tenant.Resolver{AuthEnabled: cfg.Auth.Enabled}
 	if cfg.Auth.TenantsFile != "" {
 		mapping, err := tenant.LoadMapping(cfg.Auth.TenantsFile)
@@ -141,7 +153,7 @@ func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backen
 		return nil, err
 	}
 	w := &ingest.Writer{Backend: c, Limits: overrides, Rate: ingest.NewRateLimiter(overrides), Acks: ledger}
-	streams := newStreamIndex(cfg, c, m, retention.Duration())
+	streams := newStreamIndex(cfg, c, m, retention.Duration(), opts.Clock)
 	if streams != nil {
 		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Wait: visible.Wait,
 			Lookup: func(ctx context.Context, t tenant.ID, ls lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error {
@@ -388,13 +400,15 @@ func foreignConfig(cfg config.Config) *otheragents.Config {
 
 // newStreamIndex builds the stream index when it is on and no foreign
 // data is served (rows other agents write are not in it).
-func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics, retention time.Duration) *streamindex.Index {
+func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics, retention time.Duration, clock func() time.Time) *streamindex.Index {
 	if !soleWriter(cfg) {
 		return nil
 	}
 	ix := streamindex.New(streamindex.Config{
 		MaxStreams: cfg.Frontend.StreamIndexMaxStreams, MaxLines: cfg.Frontend.StreamIndexMaxLines, Retention: retention,
-		Horizon: streamindex.StorageHorizon(c, time.Now),
+		Horizon: streamindex.StorageHorizon(c, time.Now), Now: clock,
+		Labels: streamindex.LabelRule{ChunkIdle: cfg.Ingester.ChunkIdlePeriod, FlushCheck: cfg.Ingester.FlushCheckPeriod,
+			Lookback: cfg.Ingester.LookBack()},
 	})
 	m.RegisterStreamIndex(ix.Streams, ix.LinesKept)
 	return ix

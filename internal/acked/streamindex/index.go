@@ -3,6 +3,12 @@
 // engine): it keeps, per tenant, every stream vloki acknowledged with the
 // oldest and newest timestamp pushed to it.
 //
+// With a LabelRule (rule.go) it also models, from each push's wall time,
+// what Loki's ingester holds in memory and which index units its flushed
+// chunks are in, and answers label names, values and detected labels over
+// recent ranges as Loki does (Recent, Detected); Answer is then the
+// fallback for whole UTC days.
+//
 // It also keeps every acknowledged entry's time and line length (at most
 // MaxLines, the older ones dropped first), so volumes over the ranges it
 // covers are summed from memory (Lines).
@@ -29,7 +35,6 @@ package streamindex
 import (
 	"context"
 	"math"
-	"sort"
 	"sync"
 	"time"
 
@@ -51,6 +56,9 @@ type Config struct {
 	Retention time.Duration
 	// Horizon reads a tenant's newest stored row.
 	Horizon HorizonFunc
+	// Labels is Loki's rule for label answers over recent ranges (off:
+	// the whole UTC days the range touches).
+	Labels LabelRule
 	// MaxLines bounds the entries whose time and line length are kept
 	// for volumes (0: none; volumes then always come from the storage).
 	MaxLines int
@@ -86,12 +94,21 @@ type tenantIndex struct {
 	// restored is the newest timestamp of the streams restored from a
 	// saved index (pushed before this process started).
 	restored int64
+	// days are the UTC day units (LabelRule): per day, the bounds of the
+	// chunks merged into it and their streams.
+	days map[int64]*unit
 }
 
 type stream struct {
 	labels   lokidata.Labels
 	min, max int64
 	lines    []lineBytes
+	// lastPush is the wall time (Unix ns) of the stream's last push (0:
+	// unknown); open the entry times pushed since it last flushed, and
+	// flushed its chunks not yet merged into day units (LabelRule).
+	lastPush int64
+	open     span
+	flushed  []chunk
 }
 
 // New returns an empty index.
@@ -104,6 +121,7 @@ func New(cfg Config) *Index {
 
 // Acked records a push VictoriaLogs acknowledged.
 func (ix *Index) Acked(t tenant.ID, streams []lokidata.Stream) {
+	now := ix.cfg.Now().UnixNano()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	tn := ix.tenantLocked(t)
@@ -122,9 +140,12 @@ func (ix *Index) Acked(t tenant.ID, streams []lokidata.Stream) {
 			tn.streams[key] = st
 			ix.streams++
 		}
+		pushed := span{s.Entries[0].TimestampNs, s.Entries[0].TimestampNs}
 		for _, e := range s.Entries {
-			st.min, st.max = min(st.min, e.TimestampNs), max(st.max, e.TimestampNs)
+			pushed = pushed.with(span{e.TimestampNs, e.TimestampNs})
 		}
+		st.min, st.max = min(st.min, pushed.Min), max(st.max, pushed.Max)
+		ix.pushedAt(tn, st, now, pushed)
 		ix.addLinesLocked(tn, st, s.Entries)
 	}
 }
@@ -161,7 +182,7 @@ func (ix *Index) Forget(t tenant.ID) {
 		ix.streams--
 		ix.lines -= len(st.lines)
 	}
-	tn.streams = map[string]*stream{}
+	tn.streams, tn.days = map[string]*stream{}, map[int64]*unit{}
 	tn.known, tn.full = false, false
 	tn.failures++ // a horizon read in flight is not trusted
 	tn.linesFrom, tn.restored = ix.cfg.Now().UnixNano(), math.MinInt64
@@ -170,7 +191,7 @@ func (ix *Index) Forget(t tenant.ID) {
 func (ix *Index) tenantLocked(t tenant.ID) *tenantIndex {
 	tn := ix.tenants[t]
 	if tn == nil {
-		tn = &tenantIndex{streams: map[string]*stream{}, linesFrom: math.MinInt64, restored: math.MinInt64}
+		tn = &tenantIndex{streams: map[string]*stream{}, days: map[int64]*unit{}, linesFrom: math.MinInt64, restored: math.MinInt64}
 		ix.tenants[t] = tn
 	}
 	return tn
@@ -271,12 +292,7 @@ func answer(tn *tenantIndex, r Request) ([]string, bool) {
 			return nil, false
 		}
 	}
-	out := make([]string, 0, len(set))
-	for v := range set {
-		out = append(out, v)
-	}
-	sort.Strings(out)
-	return out, true
+	return sortedKeys(set), true
 }
 
 func inRange(ns int64, r Request) bool { return ns >= r.Start && ns <= r.End }

@@ -22,11 +22,25 @@ type savedTenant struct {
 	Horizon   *int64        `json:"horizon,omitempty"`
 	Full      bool          `json:"full,omitempty"`
 	Streams   []savedStream `json:"streams"`
+	// Days are the day units' bounds (LabelRule).
+	Days []savedDay `json:"days,omitempty"`
 }
 
 type savedStream struct {
 	Labels   lokidata.Labels `json:"labels"`
 	Min, Max int64
+	// LastPush, Open and Flushed are the stream's chunks; Days the day
+	// units it is in (LabelRule). A file without them (an older vloki)
+	// puts the stream's [Min, Max] in its day units.
+	LastPush int64   `json:"last_push,omitempty"`
+	Open     *span   `json:"open,omitempty"`
+	Flushed  []chunk `json:"flushed,omitempty"`
+	Days     []int64 `json:"days,omitempty"`
+}
+
+type savedDay struct {
+	Day int64 `json:"day"`
+	span
 }
 
 // Save writes the index to path. Only a clean shutdown may call it, once
@@ -41,9 +55,7 @@ func (ix *Index) Save(path string) error {
 			h := tn.horizon
 			st.Horizon = &h
 		}
-		for _, x := range tn.streams {
-			st.Streams = append(st.Streams, savedStream{Labels: x.labels, Min: x.min, Max: x.max})
-		}
+		st.Streams, st.Days = savedStreams(tn)
 		s.Tenants = append(s.Tenants, st)
 	}
 	ix.mu.RUnlock()
@@ -90,15 +102,57 @@ func (ix *Index) Load(path string) error {
 		for _, x := range st.Streams {
 			tn.restored = max(tn.restored, x.Max)
 		}
+		for _, d := range st.Days {
+			tn.days[d.Day] = &unit{span: d.span, streams: map[*stream]struct{}{}}
+		}
 		for _, x := range st.Streams {
 			if ix.streams >= ix.cfg.MaxStreams {
 				tn.full = true
 				break
 			}
-			tn.streams[x.Labels.String()] = &stream{labels: x.Labels, min: x.Min, max: x.Max}
+			tn.streams[x.Labels.String()] = restoredStream(tn, x)
 			ix.streams++
 		}
 		tn.linesFrom = tn.restored + 1
 	}
 	return nil
+}
+
+// savedStreams are the tenant's streams and day units as saved.
+func savedStreams(tn *tenantIndex) ([]savedStream, []savedDay) {
+	in := map[*stream][]int64{}
+	var days []savedDay
+	for d, u := range tn.days {
+		days = append(days, savedDay{Day: d, span: u.span})
+		for st := range u.streams {
+			in[st] = append(in[st], d)
+		}
+	}
+	var out []savedStream
+	for _, x := range tn.streams {
+		s := savedStream{Labels: x.labels, Min: x.min, Max: x.max, LastPush: x.lastPush, Flushed: x.flushed, Days: in[x]}
+		if x.lastPush != 0 {
+			open := x.open
+			s.Open = &open
+		}
+		out = append(out, s)
+	}
+	return out, days
+}
+
+// restoredStream rebuilds a saved stream and puts it in its day units.
+func restoredStream(tn *tenantIndex, x savedStream) *stream {
+	st := &stream{labels: x.Labels, min: x.Min, max: x.Max, lastPush: x.LastPush, flushed: x.Flushed}
+	if x.Open != nil {
+		st.open = *x.Open
+	}
+	if x.LastPush == 0 && len(x.Flushed) == 0 && len(x.Days) == 0 {
+		tn.addToDays(st, span{x.Min, x.Max}) // saved by a vloki without the rule
+	}
+	for _, d := range x.Days {
+		if u := tn.days[d]; u != nil {
+			u.streams[st] = struct{}{}
+		}
+	}
+	return st
 }

@@ -65,7 +65,8 @@ func (s *Server) decodeInstant(e edge) (*loghttp.InstantQuery, loghttp.Identity,
 // detected labels): parameters, max_query_length, the range's order, the
 // selector; the label is the path's {name} when named. Its range becomes
 // the whole UTC days of the one asked, as Loki's index answers
-// (LabelIndexSpan).
+// (LabelIndexSpan), the range asked kept for the stream index's rule of
+// recent ranges, whose answers are never cached.
 func (s *Server) decodeLabels(named bool) func(edge) (*loghttp.LabelQuery, loghttp.Identity, error) {
 	return func(e edge) (*loghttp.LabelQuery, loghttp.Identity, error) {
 		q, err := loghttp.ParseLabelQuery(e.form, e.now)
@@ -86,7 +87,8 @@ func (s *Server) decodeLabels(named bool) func(edge) (*loghttp.LabelQuery, loght
 		if named {
 			q.Name = e.r.PathValue("name")
 		}
-		q.Identify(e.form, e.headers, e.now)
+		q.Identify(e.form, e.headers, e.now, s.d.Querier == nil || !s.d.Querier.LabelsFollowPushTimes())
+		q.Asked = [2]time.Time{q.Start, q.End}
 		q.Start, q.End = loghttp.LabelIndexSpan(q.Start, q.End)
 		return q, q.Identity, nil
 	}

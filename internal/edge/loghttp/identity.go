@@ -115,8 +115,15 @@ func (q *DetectedFieldsQuery) Identify(f *Form, h Headers) {
 // do not move with now (a start is given, or the end is past), they are
 // what identifies the answer: they stand for start, end and since in the
 // key, so "the last hour" asked again later that day is the same answer.
-func (q *LabelQuery) Identify(f *Form, h Headers, now time.Time) {
+// An answer that follows the push times (byDays false: the stream index's
+// rule for recent ranges) changes with time alone: never cached, its key
+// the range asked.
+func (q *LabelQuery) Identify(f *Form, h Headers, now time.Time, byDays bool) {
 	q.Identity = h.identity(f, q.End, !f.has("end"), spanOf(q.Start, q.End))
+	if !byDays {
+		q.Identity.Uncacheable = true
+		return
+	}
 	if q.Identity.FollowsNow {
 		return
 	}

@@ -81,7 +81,7 @@ func TestLabelIdentityHoldsWholeDays(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q.Identify(f, Headers{}, now)
+		q.Identify(f, Headers{}, now, true)
 		return q.Identity
 	}
 	day := func(h int) string {
@@ -93,6 +93,28 @@ func TestLabelIdentityHoldsWholeDays(t *testing.T) {
 	}
 	if c := identify("since=1h"); !c.FollowsNow || !c.DaysFrom.IsZero() {
 		t.Fatalf("the last hour follows now: %+v", c)
+	}
+}
+
+// Answers that follow the push times (the stream index's rule) are keyed
+// by the range asked and never cached.
+func TestLabelIdentityFollowingPushTimes(t *testing.T) {
+	now := time.Date(2025, 1, 16, 12, 0, 0, 0, time.UTC)
+	identify := func(raw string) Identity {
+		f := mustForm(httptest.NewRequest("GET", "/l?"+raw, nil))
+		q, err := ParseLabelQuery(f, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q.Identify(f, Headers{}, now, false)
+		return q.Identity
+	}
+	day := func(h int) string {
+		return strconv.FormatInt(time.Date(2025, 1, 15, h, 0, 0, 0, time.UTC).UnixNano(), 10)
+	}
+	a, b := identify("start="+day(5)+"&end="+day(6)), identify("start="+day(7)+"&end="+day(9))
+	if a.Key == b.Key || !a.Uncacheable || !a.DaysFrom.IsZero() {
+		t.Fatalf("two ranges of one day: %+v vs %+v", a, b)
 	}
 }
 

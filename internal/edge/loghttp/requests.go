@@ -36,7 +36,10 @@ type InstantQuery struct {
 
 // LabelQuery is a labels or label-values request.
 type LabelQuery struct {
+	// Start and End are the whole UTC days of the range asked
+	// (LabelIndexSpan); Asked is the range as asked.
 	Start, End time.Time
+	Asked      [2]time.Time
 	Query      string
 	// Matchers is Query parsed (none: every stream).
 	Matchers []*logql.Matcher

@@ -42,7 +42,7 @@ func serve(f *Frontend, h http.HandlerFunc, route string, tn uint32, rawQuery st
 		if err != nil {
 			panic(err)
 		}
-		q.Identify(form, headers, f.now())
+		q.Identify(form, headers, f.now(), true)
 		req.Identity = q.Identity
 	}
 	w := httptest.NewRecorder()

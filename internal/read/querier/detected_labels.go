@@ -9,6 +9,7 @@ import (
 
 	"github.com/vloki/vloki/internal/edge/loghttp"
 	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/storage/backend"
 	"github.com/vloki/vloki/internal/storage/schema"
 )
@@ -51,13 +52,29 @@ func (q *Querier) streamLabelValues(ctx context.Context, t tenant.ID, req *loght
 	if err != nil {
 		return nil, err
 	}
+	values := map[string]map[string]bool{}
+	add := func(ls lokidata.Labels) {
+		for _, l := range ls {
+			if values[l.Name] == nil {
+				values[l.Name] = map[string]bool{}
+			}
+			values[l.Name][l.Value] = true
+		}
+	}
+	if f == nil && q.streams != nil {
+		if streams, ok, err := q.streams.Detected(ctx, t, askedRange(req)); ok && err == nil {
+			for _, ls := range streams {
+				add(ls)
+			}
+			return values, nil
+		}
+	}
 	streams, err := q.storage.Values(ctx, t, backend.Streams, backend.MetadataRequest{
 		Query: selectorFilter(req.Matchers, f), Start: req.Start.UnixNano(), End: req.End.UnixNano(),
 	})
 	if err != nil {
 		return nil, err
 	}
-	values := map[string]map[string]bool{}
 	for _, st := range streams {
 		ls, err := schema.ParseStream(st.Value)
 		if err != nil {
@@ -66,12 +83,7 @@ func (q *Querier) streamLabelValues(ctx context.Context, t tenant.ID, req *loght
 		if f != nil {
 			ls = f.StreamLabels(ls)
 		}
-		for _, l := range ls {
-			if values[l.Name] == nil {
-				values[l.Name] = map[string]bool{}
-			}
-			values[l.Name][l.Value] = true
-		}
+		add(ls)
 	}
 	return values, nil
 }

@@ -39,6 +39,9 @@ func (q *Querier) values(ctx context.Context, t tenant.ID, req *loghttp.LabelQue
 	if f != nil {
 		return q.foreignValues(ctx, t, req, filter, f, field)
 	}
+	if vals, ok := q.valuesByRule(ctx, t, req, field); ok {
+		return vals, nil
+	}
 	if vals, ok := q.valuesFromMemory(ctx, t, req, field); ok {
 		return vals, nil
 	}
@@ -56,6 +59,33 @@ func (q *Querier) values(ctx context.Context, t tenant.ID, req *loghttp.LabelQue
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// LabelsFollowPushTimes reports whether label names, values and detected
+// labels follow Loki's rule for recent ranges (the stream index's
+// LabelRule): their answers then change with time alone.
+func (q *Querier) LabelsFollowPushTimes() bool {
+	return q.streams != nil && q.streams.RuleOn()
+}
+
+// valuesByRule answers as Loki does over the range asked, from the
+// stream index's model of Loki's ingester and index units, when the
+// rule is on and the index saw every row it needs.
+func (q *Querier) valuesByRule(ctx context.Context, t tenant.ID, req *loghttp.LabelQuery, field string) ([]string, bool) {
+	if q.streams == nil || internalField(field) {
+		return nil, false
+	}
+	streams, ok, err := q.streams.Recent(ctx, t, askedRange(req))
+	ok = ok && err == nil
+	if ok {
+		q.metrics.ObserveLabelAnswer(true)
+	}
+	return streamindex.Values(streams, field), ok
+}
+
+// askedRange is the label request's selector and range as asked.
+func askedRange(req *loghttp.LabelQuery) streamindex.Range {
+	return streamindex.Range{Matchers: req.Matchers, Start: req.Asked[0].UnixNano(), End: req.Asked[1].UnixNano()}
 }
 
 // valuesFromMemory answers from the stream index when it knows the

@@ -62,6 +62,9 @@ func serve(t *testing.T, cfg config.Config, c *backend.Client, name string) (tar
 	if cfg.Storage.Path == config.Default().Storage.Path {
 		cfg.Storage.Path = t.TempDir() // vloki's own files (rule state, WAL, stream index, …)
 	}
+	if cfg.Ingester.QueryStoreMaxLookBackPeriod == 0 {
+		cfg.Ingester.QueryStoreMaxLookBackPeriod = -1 // as parity/loki-config.yaml, the recordings' Loki
+	}
 	app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), c, name, func() {})
 	if err != nil {
 		t.Fatal(err)

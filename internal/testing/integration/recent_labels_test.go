@@ -10,8 +10,9 @@ import (
 	"github.com/vloki/vloki/internal/testing/vltest"
 )
 
-// TestRecentLabelsSeeEveryPush: with vloki the sole writer, label names
-// and values over today are served from the results cache between pushes,
+// TestRecentLabelsSeeEveryPush: with vloki the sole writer and label
+// answers holding whole UTC days (-ingester.chunk-idle-period 0), label
+// names and values over today are served from the results cache between pushes,
 // and every acknowledged push is in the next answer: each equals, byte
 // for byte, the answer of a vloki without a results cache. Two ranges over
 // today share an answer (their days are its key).
@@ -22,6 +23,7 @@ func TestRecentLabelsSeeEveryPush(t *testing.T) {
 				cfg := config.Default()
 				cfg.Auth.Enabled = true
 				cfg.Backend.SoleWriter = "on"
+				cfg.Ingester.ChunkIdlePeriod = 0 // whole UTC days: answers settled by pushes
 				cfg.Frontend.CacheResults = cache
 				tg, _ := serve(t, cfg, b.Client, fmt.Sprintf("%s-cache-%v", b.Name, cache))
 				return tg

@@ -14,7 +14,8 @@ import (
 )
 
 // TestStreamIndexMatchesStorage: label names and values answered by a
-// vloki with the stream index on equal, byte for byte, those of a vloki
+// vloki with the stream index on (its rule of recent ranges off: whole
+// UTC days) equal, byte for byte, those of a vloki
 // asking VictoriaLogs, over random streams (entries out of order, gaps),
 // random ranges (inside, across and between a stream's entries), random
 // selectors and names; most of them come from memory.
@@ -25,6 +26,7 @@ func TestStreamIndexMatchesStorage(t *testing.T) {
 				cfg := config.Default()
 				cfg.Auth.Enabled = true
 				cfg.Backend.SoleWriter = mode
+				cfg.Ingester.ChunkIdlePeriod = 0 // whole UTC days, as the storage answers
 				cfg.Frontend.CacheResults = false
 				tg, _ := serve(t, cfg, b.Client, b.Name+"-index-"+mode)
 				return tg

@@ -63,6 +63,7 @@ func serveDataset(ds []Stream) (cold, warm, indexed string, c *backend.Client, e
 	coldCfg.Frontend.CacheResults, coldCfg.Frontend.Coalesce = false, false
 	indexCfg := coldCfg
 	indexCfg.Backend.SoleWriter = "on"
+	indexCfg.Ingester.QueryStoreMaxLookBackPeriod = -1 // as parity/loki-config.yaml
 	if cold, err = serve(coldCfg); err != nil {
 		return "", "", "", nil, err
 	}

@@ -55,7 +55,8 @@ func TestParity(t *testing.T) {
 	for _, b := range append(vltest.Both(t), cluster) {
 		t.Run(b.Name, func(t *testing.T) {
 			cfg := config.Default()
-			cfg.Backend.SoleWriter = "on" // every row is pushed through this vloki
+			cfg.Backend.SoleWriter = "on"                 // every row is pushed through this vloki
+			cfg.Ingester.QueryStoreMaxLookBackPeriod = -1 // as parity/loki-config.yaml
 			app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), b.Client, b.Name, func() {})
 			if err != nil {
 				t.Fatal(err)
