@@ -61,7 +61,7 @@ parity-record:
 parity:
 	$(GO) test -count=1 -run TestParity -v ./internal/testing/parity/
 
-## parity-diff: random queries against a fresh Loki v3.7.8 holding the parity dataset (DIFF_N, DIFF_SEED=n or first-last, DIFF_GEN=2|3, DIFF_DATASET=2 adds the second dataset)
+## parity-diff: random queries against a fresh Loki v3.7.8 holding the parity dataset (DIFF_N, DIFF_SEED=n or first-last, DIFF_GEN=2…6, 6 the malformed mutants of internal/lang/logql/mutate; DIFF_DATASET=2 adds the second dataset)
 parity-diff:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  $(GO) run ./cmd/parity compare -url $$LOKI_URL -dir parity > /dev/null; \

@@ -22,7 +22,7 @@ import (
 // (DIFF_LOKI_URL, e.g. the oracle of make parity-record) and vloki the
 // same randomly built queries and reports every difference. It explores
 // combinations the corpus does not list; DIFF_N sets how many (default
-// 200), DIFF_SEED the seed or an inclusive range of seeds (1-50), DIFF_GEN=2 to 5 another generator,
+// 200), DIFF_SEED the seed or an inclusive range of seeds (1-50), DIFF_GEN=2 to 6 another generator (6: mutants),
 // DIFF_DATASET=2 adds the second dataset (Generate2) to both and asks the
 // first two generators about it.
 func TestRandomDifferential(t *testing.T) {
@@ -78,6 +78,8 @@ func TestRandomDifferential(t *testing.T) {
 		gen = randomCase4
 	case "5":
 		gen = randomCase5
+	case "6":
+		gen = randomCase6
 	}
 	var steady []difference
 	for seed := first; seed <= last; seed++ {
