@@ -73,20 +73,28 @@ func TestIdentityKeyAndWindow(t *testing.T) {
 	}
 }
 
-func TestLabelIdentityHoldsWholeDays(t *testing.T) {
+// labelIdentity is the identity of a label request read at 2025-01-16
+// 12:00 UTC; wholeDays as Identify takes it.
+func labelIdentity(t *testing.T, raw string, wholeDays bool) Identity {
+	t.Helper()
 	now := time.Date(2025, 1, 16, 12, 0, 0, 0, time.UTC)
-	identify := func(raw string) Identity {
-		f := mustForm(httptest.NewRequest("GET", "/l?"+raw, nil))
-		q, err := ParseLabelQuery(f, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.Identify(f, Headers{}, now, true)
-		return q.Identity
+	f := mustForm(httptest.NewRequest("GET", "/l?"+raw, nil))
+	q, err := ParseLabelQuery(f, now)
+	if err != nil {
+		t.Fatal(err)
 	}
-	day := func(h int) string {
-		return strconv.FormatInt(time.Date(2025, 1, 15, h, 0, 0, 0, time.UTC).UnixNano(), 10)
-	}
+	q.Identify(f, Headers{}, now, wholeDays)
+	return q.Identity
+}
+
+// hourOfJan15 is 2025-01-15 at hour h, in ns.
+func hourOfJan15(h int) string {
+	return strconv.FormatInt(time.Date(2025, 1, 15, h, 0, 0, 0, time.UTC).UnixNano(), 10)
+}
+
+func TestLabelIdentityHoldsWholeDays(t *testing.T) {
+	identify := func(raw string) Identity { return labelIdentity(t, raw, true) }
+	day := hourOfJan15
 	a, b := identify("start="+day(5)+"&end="+day(6)), identify("start="+day(7)+"&end="+day(9))
 	if a.Key != b.Key || !a.DaysFrom.Equal(time.Date(2025, 1, 15, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("two ranges of one day: %+v vs %+v", a, b)
@@ -99,19 +107,8 @@ func TestLabelIdentityHoldsWholeDays(t *testing.T) {
 // Answers that follow the push times (the stream index's rule) are keyed
 // by the range asked and never cached.
 func TestLabelIdentityFollowingPushTimes(t *testing.T) {
-	now := time.Date(2025, 1, 16, 12, 0, 0, 0, time.UTC)
-	identify := func(raw string) Identity {
-		f := mustForm(httptest.NewRequest("GET", "/l?"+raw, nil))
-		q, err := ParseLabelQuery(f, now)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q.Identify(f, Headers{}, now, false)
-		return q.Identity
-	}
-	day := func(h int) string {
-		return strconv.FormatInt(time.Date(2025, 1, 15, h, 0, 0, 0, time.UTC).UnixNano(), 10)
-	}
+	identify := func(raw string) Identity { return labelIdentity(t, raw, false) }
+	day := hourOfJan15
 	a, b := identify("start="+day(5)+"&end="+day(6)), identify("start="+day(7)+"&end="+day(9))
 	if a.Key == b.Key || !a.Uncacheable || !a.DaysFrom.IsZero() {
 		t.Fatalf("two ranges of one day: %+v vs %+v", a, b)
