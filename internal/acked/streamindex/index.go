@@ -95,8 +95,9 @@ type tenantIndex struct {
 	// saved index (pushed before this process started).
 	restored int64
 	// days are the UTC day units (LabelRule): per day, the bounds of the
-	// chunks merged into it and their streams.
-	days map[int64]*unit
+	// chunks merged into it; each stream lists the days it is in
+	// (stream.days), so the units cost one entry per tenant and day.
+	days map[int64]span
 }
 
 type stream struct {
@@ -109,6 +110,9 @@ type stream struct {
 	lastPush int64
 	open     span
 	flushed  []chunk
+	// days are the day units the stream's merged chunks are in, as
+	// sorted runs of consecutive UTC days (one run for most streams).
+	days []dayRun
 }
 
 // New returns an empty index.
@@ -182,7 +186,7 @@ func (ix *Index) Forget(t tenant.ID) {
 		ix.streams--
 		ix.lines -= len(st.lines)
 	}
-	tn.streams, tn.days = map[string]*stream{}, map[int64]*unit{}
+	tn.streams, tn.days = map[string]*stream{}, map[int64]span{}
 	tn.known, tn.full = false, false
 	tn.failures++ // a horizon read in flight is not trusted
 	tn.linesFrom, tn.restored = ix.cfg.Now().UnixNano(), math.MinInt64
@@ -191,7 +195,7 @@ func (ix *Index) Forget(t tenant.ID) {
 func (ix *Index) tenantLocked(t tenant.ID) *tenantIndex {
 	tn := ix.tenants[t]
 	if tn == nil {
-		tn = &tenantIndex{streams: map[string]*stream{}, days: map[int64]*unit{}, linesFrom: math.MinInt64, restored: math.MinInt64}
+		tn = &tenantIndex{streams: map[string]*stream{}, days: map[int64]span{}, linesFrom: math.MinInt64, restored: math.MinInt64}
 		ix.tenants[t] = tn
 	}
 	return tn

@@ -103,7 +103,7 @@ func (ix *Index) Load(path string) error {
 			tn.restored = max(tn.restored, x.Max)
 		}
 		for _, d := range st.Days {
-			tn.days[d.Day] = &unit{span: d.span, streams: map[*stream]struct{}{}}
+			tn.days[d.Day] = d.span
 		}
 		for _, x := range st.Streams {
 			if ix.streams >= ix.cfg.MaxStreams {
@@ -120,17 +120,13 @@ func (ix *Index) Load(path string) error {
 
 // savedStreams are the tenant's streams and day units as saved.
 func savedStreams(tn *tenantIndex) ([]savedStream, []savedDay) {
-	in := map[*stream][]int64{}
 	var days []savedDay
-	for d, u := range tn.days {
-		days = append(days, savedDay{Day: d, span: u.span})
-		for st := range u.streams {
-			in[st] = append(in[st], d)
-		}
+	for d, b := range tn.days {
+		days = append(days, savedDay{Day: d, span: b})
 	}
 	var out []savedStream
 	for _, x := range tn.streams {
-		s := savedStream{Labels: x.labels, Min: x.min, Max: x.max, LastPush: x.lastPush, Flushed: x.flushed, Days: in[x]}
+		s := savedStream{Labels: x.labels, Min: x.min, Max: x.max, LastPush: x.lastPush, Flushed: x.flushed, Days: x.dayList()}
 		if x.lastPush != 0 {
 			open := x.open
 			s.Open = &open
@@ -150,9 +146,20 @@ func restoredStream(tn *tenantIndex, x savedStream) *stream {
 		tn.addToDays(st, span{x.Min, x.Max}) // saved by a vloki without the rule
 	}
 	for _, d := range x.Days {
-		if u := tn.days[d]; u != nil {
-			u.streams[st] = struct{}{}
+		if _, ok := tn.days[d]; ok {
+			st.addDays(d, d)
 		}
 	}
 	return st
+}
+
+// dayList lists the days of the stream's runs, as saved.
+func (st *stream) dayList() []int64 {
+	var out []int64
+	for _, r := range st.days {
+		for d := r.First; d <= r.Last; d++ {
+			out = append(out, d)
+		}
+	}
+	return out
 }

@@ -117,14 +117,49 @@ func (ix *Index) mergeLocked(tn *tenantIndex, st *stream, now int64) {
 // addToDays indexes s of the stream in each day unit it touches.
 func (tn *tenantIndex) addToDays(st *stream, s span) {
 	s.days(func(d int64) {
-		if tn.days[d] == nil {
-			tn.days[d] = &unit{}
+		if b, ok := tn.days[d]; ok {
+			tn.days[d] = b.with(s)
+		} else {
+			tn.days[d] = s
 		}
-		tn.days[d].add(st, s)
 	})
+	st.addDays(floorDiv(s.Min, day), floorDiv(s.Max, day))
 }
 
-// unit is an index unit: the bounds of its chunks and its streams.
+// dayRun is the UTC days First to Last (day numbers since the epoch).
+type dayRun struct{ First, Last int64 }
+
+// addDays puts the days first to last in the stream's runs, merging the
+// runs they touch or adjoin.
+func (st *stream) addDays(first, last int64) {
+	merged := dayRun{first, last}
+	kept := st.days[:0:0]
+	for _, r := range st.days {
+		if r.Last+1 < merged.First || merged.Last+1 < r.First {
+			kept = append(kept, r)
+			continue
+		}
+		merged = dayRun{min(r.First, merged.First), max(r.Last, merged.Last)}
+	}
+	kept = append(kept, merged)
+	sort.Slice(kept, func(i, j int) bool { return kept[i].First < kept[j].First })
+	st.days = kept
+}
+
+// inDays reports whether one of the stream's days is in hit.
+func (st *stream) inDays(hit []int64) bool {
+	for _, r := range st.days {
+		for _, d := range hit {
+			if r.First <= d && d <= r.Last {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// unit is an index unit being built: the bounds of its chunks and its
+// streams.
 type unit struct {
 	span
 	streams map[*stream]struct{}
@@ -215,20 +250,27 @@ func (v view) stored(tn *tenantIndex, start, end int64, fn func(*stream)) {
 			u.each(fn)
 		}
 	}
-	for d, u := range tn.days {
-		late := v.later[d]
-		s := u.span
-		if late != nil {
+	var hit []int64
+	for d, s := range tn.days {
+		if late := v.later[d]; late != nil {
 			s = s.with(late.span)
 		}
 		if s.overlaps(start, end) {
-			u.each(fn)
-			late.each(fn)
+			hit = append(hit, d)
+			v.later[d].each(fn)
 		}
 	}
 	for d, late := range v.later {
-		if tn.days[d] == nil && late.overlaps(start, end) {
+		if _, ok := tn.days[d]; !ok && late.overlaps(start, end) {
 			late.each(fn)
+		}
+	}
+	if len(hit) == 0 {
+		return
+	}
+	for _, st := range tn.streams {
+		if st.inDays(hit) {
+			fn(st)
 		}
 	}
 }

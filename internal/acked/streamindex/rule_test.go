@@ -168,3 +168,20 @@ func TestRuleDefersBeforeHorizonDay(t *testing.T) {
 		t.Error("a range of a later day not answered by the rule")
 	}
 }
+
+func TestStreamDayRunsMerge(t *testing.T) {
+	st := &stream{}
+	for _, r := range []dayRun{{5, 5}, {9, 10}, {7, 7}, {6, 6}, {12, 12}, {3, 4}} {
+		st.addDays(r.First, r.Last)
+	}
+	want := []dayRun{{3, 7}, {9, 10}, {12, 12}}
+	if !slices.Equal(st.days, want) {
+		t.Fatalf("runs %v, want %v", st.days, want)
+	}
+	if !st.inDays([]int64{1, 10}) || st.inDays([]int64{8, 11, 13}) {
+		t.Fatalf("inDays wrong over %v", st.days)
+	}
+	if got := st.dayList(); !slices.Equal(got, []int64{3, 4, 5, 6, 7, 9, 10, 12}) {
+		t.Fatalf("dayList %v", got)
+	}
+}

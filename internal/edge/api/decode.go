@@ -26,7 +26,13 @@ type edge struct {
 func (s *Server) decodeRange(e edge) (*loghttp.RangeQuery, loghttp.Identity, error) {
 	q, err := loghttp.ParseRangeQuery(e.form, e.now)
 	if err == nil {
-		q.Expr, err = s.parseQuery(e.tenant, q.Query, q.Limit)
+		q.Expr, err = logql.ParseExpr(q.Query)
+		if sel, ok := unbuiltLogQuery(q.Query, err, e.headers.Flags); ok {
+			q.Expr, q.Unbuilt, err = sel, true, nil
+		}
+	}
+	if err == nil {
+		err = loghttp.CheckEntriesLimit(q.Limit, s.limitsOf(e.tenant).MaxEntriesLimitPerQuery)
 	}
 	if err == nil {
 		err = loghttp.CheckQueryLength(q.Start.UnixMilli(), q.End.UnixMilli(), s.maxQueryLength(e.tenant))
@@ -36,6 +42,23 @@ func (s *Server) decodeRange(e edge) (*loghttp.RangeQuery, loghttp.Identity, err
 	}
 	q.Identify(e.form, e.headers)
 	return q, q.Identity, nil
+}
+
+// unbuiltLogQuery is the selector of a log query whose stage failed to
+// build, when categorize-labels is asked. Loki builds a log query's
+// stages in its ingesters, and the iterator that categorizes labels drops
+// the error of the iterator it wraps: Loki answers 200 with no streams,
+// after every check its frontend makes.
+func unbuiltLogQuery(query string, err error, flags loghttp.Flags) (logql.Expr, bool) {
+	if !logql.StageUnbuilt(err) || !flags.Categorize() {
+		return nil, false
+	}
+	lenient, lerr := logql.ParseForFormat(query)
+	sel, ok := lenient.(logql.LogSelectorExpr)
+	if lerr != nil || !ok {
+		return nil, false
+	}
+	return &logql.MatchersExpr{Mts: sel.Matchers()}, true
 }
 
 // decodeInstant reads a query request. Loki refuses a log query as an

@@ -25,7 +25,7 @@ func (s *Server) runRange(w http.ResponseWriter, ctx context.Context, t tenant.I
 	res, err := s.d.Frontend.Range(ctx, t, frontend.RangeRequest{
 		Expr: q.Expr, Text: q.Query, Start: q.Start, End: q.End, Step: q.Step, Interval: q.Interval,
 		Limit: int(q.Limit), Direction: direction(q.Direction), Categorize: q.Headers.Flags.Categorize(),
-		QueryTags: q.Headers.QueryTags, ReadsAhead: q.Identity.Uncacheable, State: st,
+		Unbuilt: q.Unbuilt, QueryTags: q.Headers.QueryTags, ReadsAhead: q.Identity.Uncacheable, State: st,
 	})
 	if err != nil {
 		writeError(w, err)

@@ -12,7 +12,11 @@ import (
 type RangeQuery struct {
 	Query string
 	// Expr is Query parsed (DecodeRange).
-	Expr       logql.Expr
+	Expr logql.Expr
+	// Unbuilt: Expr is only the selector of a log query one of whose
+	// stages fails to build, asked with categorize-labels, which Loki
+	// answers with no streams (api.unbuiltLogQuery).
+	Unbuilt    bool
 	Start, End time.Time
 	Step       time.Duration
 	Interval   time.Duration

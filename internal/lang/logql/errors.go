@@ -7,6 +7,15 @@ import "fmt"
 type ParseError struct {
 	Msg       string
 	Line, Col int
+	// Unbuilt: a stage of the query failed to build (firstStageError),
+	// which Loki discovers in its queriers and ingesters, not its parser.
+	Unbuilt bool
+}
+
+// StageUnbuilt reports whether err is a stage that failed to build.
+func StageUnbuilt(err error) bool {
+	pe, ok := err.(*ParseError)
+	return ok && pe.Unbuilt
 }
 
 func (e *ParseError) Error() string {

@@ -31,6 +31,9 @@ type RangeRequest struct {
 	Limit      int
 	Direction  logs.Direction
 	Categorize bool
+	// Unbuilt: Expr is the selector of a log query one of whose stages
+	// fails to build, asked with categorize-labels (loghttp.RangeQuery).
+	Unbuilt bool
 	// QueryTags is the X-Query-Tags header ("datasample" queries are not
 	// measured against max_query_bytes_read).
 	QueryTags string
@@ -71,6 +74,9 @@ func (f *Frontend) Range(ctx context.Context, t tenant.ID, req RangeRequest) (*e
 }
 
 func (f *Frontend) rangeLogs(ctx context.Context, t tenant.ID, sel logql.LogSelectorExpr, req RangeRequest) (*engine.Result, error) {
+	if req.Unbuilt {
+		return f.unbuiltLogs(ctx, t, sel, req)
+	}
 	run, err := f.cfg.Engine.Logs(ctx, t, engine.LogQuery{
 		Selector: sel, Start: req.Start, End: req.End, Limit: req.Limit, Direction: req.Direction,
 		Interval: req.Interval, Categorize: req.Categorize, Metadata: req.Metadata, ShowDeleted: req.ShowDeleted,
@@ -84,6 +90,18 @@ func (f *Frontend) rangeLogs(ctx context.Context, t tenant.ID, sel logql.LogSele
 		return nil, err
 	}
 	return &engine.Result{Streams: res}, nil
+}
+
+// unbuiltLogs answers a log query whose stage fails to build, asked with
+// categorize-labels: Loki's queriers drop the error (api.unbuiltLogQuery)
+// and answer no streams, once its frontend's checks pass.
+func (f *Frontend) unbuiltLogs(ctx context.Context, t tenant.ID, sel logql.LogSelectorExpr, req RangeRequest) (*engine.Result, error) {
+	if engine.LogQuerySized(sel, req.QueryTags) {
+		if err := f.cfg.Engine.CheckBytesRead(ctx, t, sel, req.Start.UnixNano(), req.End.UnixNano()); err != nil {
+			return nil, err
+		}
+	}
+	return &engine.Result{Streams: &logs.Result{}}, nil
 }
 
 func (f *Frontend) rangeMetric(ctx context.Context, t tenant.ID, req RangeRequest) (*engine.Result, error) {
