@@ -32,6 +32,7 @@ import (
 	"github.com/vloki/vloki/internal/read/engine"
 	"github.com/vloki/vloki/internal/read/frontend"
 	"github.com/vloki/vloki/internal/read/logs"
+	"github.com/vloki/vloki/internal/read/metric"
 	"github.com/vloki/vloki/internal/read/querier"
 	"github.com/vloki/vloki/internal/read/queue"
 	"github.com/vloki/vloki/internal/read/samples"
@@ -175,7 +176,11 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	if deletes != nil {
 		eng = eng.WithHidden(deletes.Store.Hidden)
 	}
-	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history))
+	var indexed metric.Indexed
+	if streams != nil {
+		indexed = streams
+	}
+	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history), indexed)
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()

@@ -31,6 +31,15 @@ func (st *stream) addLine(ts, n int64) {
 	st.lines = slices.Insert(st.lines, i, lineBytes{ts, n})
 }
 
+// addMetadata notes the names of an entry's structured metadata.
+func (st *stream) addMetadata(md lokidata.Labels) {
+	for _, l := range md {
+		if i, found := slices.BinarySearch(st.metadata, l.Name); !found {
+			st.metadata = slices.Insert(st.metadata, i, l.Name)
+		}
+	}
+}
+
 // addLinesLocked records a pushed stream's line lengths; entries before
 // the tenant's linesFrom are left out (ranges reaching there are not
 // answered from memory anyway).
@@ -41,6 +50,7 @@ func (ix *Index) addLinesLocked(tn *tenantIndex, st *stream, entries []lokidata.
 	for _, e := range entries {
 		if e.TimestampNs >= tn.linesFrom {
 			st.addLine(e.TimestampNs, int64(len(e.Line)))
+			st.addMetadata(e.StructuredMetadata)
 			ix.lines++
 		}
 	}
@@ -80,6 +90,38 @@ func (ix *Index) trimLinesLocked() {
 // entries (time, line bytes) in [start, end] (Unix ns, inclusive) when
 // the index holds them all; ok is false when the storage must answer.
 func (ix *Index) Lines(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, fn func(ls lokidata.Labels, lines iter.Seq2[int64, int64])) (ok bool, err error) {
+	return ix.eachStream(ctx, t, ms, start, end, func(st *stream) { fn(st.labels, st.linesIn(start, end)) })
+}
+
+// Entries is a stream's acknowledged entries over a range, as Indexed
+// hands them (valid during the call only).
+type Entries struct {
+	Labels lokidata.Labels
+	// Metadata are the structured metadata names its entries carried
+	// (sorted; kept since the tenant's lines were last trimmed).
+	Metadata []string
+	// Times and Bytes are the entries' times (in order) and line lengths.
+	Times, Bytes []int64
+}
+
+// Indexed calls fn with each of the tenant's streams matching ms and its
+// entries in [start, end] (Unix ns, inclusive) when the index holds them
+// all; ok is false when the storage must answer.
+func (ix *Index) Indexed(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, fn func(Entries)) (ok bool, err error) {
+	var times, sizes []int64
+	return ix.eachStream(ctx, t, ms, start, end, func(st *stream) {
+		times, sizes = times[:0], sizes[:0]
+		for ts, n := range st.linesIn(start, end) {
+			times, sizes = append(times, ts), append(sizes, n)
+		}
+		fn(Entries{Labels: st.labels, Metadata: st.metadata, Times: times, Bytes: sizes})
+	})
+}
+
+// eachStream calls fn with each of the tenant's streams matching ms that
+// may hold entries in [start, end], under the read lock, when the index
+// holds every entry of the range.
+func (ix *Index) eachStream(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, fn func(*stream)) (ok bool, err error) {
 	if ix.cfg.MaxLines <= 0 {
 		return false, nil
 	}
@@ -99,7 +141,7 @@ func (ix *Index) Lines(ctx context.Context, t tenant.ID, ms []*logql.Matcher, st
 		if st.max < start || st.min > end || !logql.MatchLabels(ms, st.labels.Get) {
 			continue
 		}
-		fn(st.labels, st.linesIn(start, end))
+		fn(st)
 	}
 	return true, nil
 }

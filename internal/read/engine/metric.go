@@ -79,6 +79,10 @@ func (r *MetricRun) Request() metric.Request { return r.req }
 // frozen data (nil: none).
 func (r *MetricRun) Freeze(f *metric.Frozen) { r.req.Frozen = f }
 
+// Index lets the run's counts and byte sums over bare selectors come from
+// the stream index (nil: none).
+func (r *MetricRun) Index(ix metric.Indexed) { r.req.Indexed = ix }
+
 // OwnRows reports a query of vloki's own rows only.
 func (r *MetricRun) OwnRows() bool { return r.ownRows }
 

@@ -32,6 +32,7 @@ import (
 	"github.com/vloki/vloki/internal/acked/acks"
 	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/read/engine"
+	"github.com/vloki/vloki/internal/read/metric"
 )
 
 // Config configures the frontend.
@@ -69,15 +70,18 @@ type Config struct {
 	// Samples, when set, keeps the samples range aggregations extract
 	// from frozen data (frozen.go).
 	Samples *FrozenSamples
+	// Indexed, when set (vloki the only writer), is the stream index:
+	// counts and byte sums over bare selectors come from it at any grid.
+	Indexed metric.Indexed
 }
 
 // Over sets the engine the query stages hand down to, the store of range
-// queries' frozen steps and that of their frozen samples (nil: none).
-// Assembly calls it once, before any request: the engine is built after
-// the frontend, which the writer and the delete requests tell of
-// acknowledged pushes and deletes.
-func (f *Frontend) Over(e *engine.Engine, x *Extents, s *FrozenSamples) {
-	f.cfg.Engine, f.cfg.Extents, f.cfg.Samples = e, x, s
+// queries' frozen steps, that of their frozen samples and the stream
+// index (nil: none). Assembly calls it once, before any request: the
+// engine is built after the frontend, which the writer and the delete
+// requests tell of acknowledged pushes and deletes.
+func (f *Frontend) Over(e *engine.Engine, x *Extents, s *FrozenSamples, ix metric.Indexed) {
+	f.cfg.Engine, f.cfg.Extents, f.cfg.Samples, f.cfg.Indexed = e, x, s, ix
 }
 
 // Frontend wraps query handlers.

@@ -122,6 +122,7 @@ func (f *Frontend) rangeMetric(ctx context.Context, t tenant.ID, req RangeReques
 	if err != nil {
 		return nil, err
 	}
+	f.index(run)
 	var m *metric.Result
 	// Data other agents wrote is read with the field names stored over
 	// the query's range, which a part of it may not share.
@@ -161,11 +162,19 @@ func (f *Frontend) Instant(ctx context.Context, t tenant.ID, req InstantRequest)
 		if err != nil {
 			return err
 		}
+		f.index(run)
 		m, err := run.Run(ctx)
 		res = &engine.Result{Metric: m}
 		return err
 	})
 	return res, err
+}
+
+// index hands the stream index to a run of vloki's own rows.
+func (f *Frontend) index(run *engine.MetricRun) {
+	if f.cfg.Indexed != nil && run.OwnRows() {
+		run.Index(f.cfg.Indexed)
+	}
 }
 
 // Logs answers a planned log query as Loki's frontend does (a tail's

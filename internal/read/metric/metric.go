@@ -42,6 +42,9 @@ type Request struct {
 	// Frozen, when set, lets range aggregations take samples of frozen
 	// data from earlier evaluations and keep theirs (frozen.go).
 	Frozen *Frozen
+	// Indexed, when set (vloki the only writer), answers counts and byte
+	// sums over bare selectors from the stream index (indexed.go).
+	Indexed Indexed
 }
 
 // SplitRange is one sub-query of Loki's query frontend: the steps from

@@ -32,6 +32,9 @@ type rangeSeries struct {
 // rangeAgg evaluates a range aggregation from the rows of its log query:
 // at step t the window is (t-offset-range, t-offset].
 func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, error) {
+	if v, ok, err := ev.indexedWindows(ctx, m); ok || err != nil {
+		return v, err
+	}
 	if m.StreamBucketable() {
 		if v, ok, err := ev.streamBuckets(ctx, m); ok || err != nil {
 			return v, err

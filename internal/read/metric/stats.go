@@ -30,6 +30,10 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 		labels.Sort()
 		return labels, nil
 	}
+	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range.UnderSum(m.By)}
+	if in, ok, err := ev.indexedWindows(ctx, raw.Inner.(*plan.RangeAgg)); ok || err != nil {
+		return ev.aggregateSteps(raw, in), err
+	}
 	lined := true
 	if m.LinesOnly {
 		var err error
@@ -47,7 +51,6 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 	// sum the rows instead (grouped as the sum groups: per-group counts
 	// over a window, not per-stream rates added up, which round
 	// otherwise).
-	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range.UnderSum(m.By)}
 	return ev.vectorAgg(ctx, raw)
 }
 

@@ -104,6 +104,13 @@ type LogQuery struct {
 	hidden bool
 }
 
+// SelectorOnly reports a bare stream selector over vloki's own rows that
+// no delete request narrows: its entries are exactly the selected
+// streams' acknowledged ones.
+func (q *LogQuery) SelectorOnly() bool {
+	return len(q.Stages) == 0 && !q.hidden && q.Foreign == nil
+}
+
 // FiltersLocally reports stages that may drop rows the pushdown kept: a
 // label filter or line filter it could not push down exactly.
 func (q *LogQuery) FiltersLocally() bool {
