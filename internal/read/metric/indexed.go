@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 
 	"github.com/vloki/vloki/internal/acked/streamindex"
@@ -140,25 +141,21 @@ func indexedSample(m *plan.RangeAgg, count, bytes int64) float64 {
 }
 
 // metadataUnseen reports that none of the stream's structured metadata
-// names can label its series under the grouping: a `by` list naming none
-// of them, `without` listing them all, or no labels at all.
+// can label its series under the grouping: no labels at all, or a `by`
+// list naming none of them (metadata named like one of the stream's
+// labels shows as <name>_extracted, as Loki's labels builder names it).
 func metadataUnseen(metadata, groups []string, without, noLabels bool) bool {
 	switch {
 	case noLabels || len(metadata) == 0:
 		return true
-	case without:
-		for _, name := range metadata {
-			if !slices.Contains(groups, name) {
-				return false
-			}
-		}
-		return true
-	case len(groups) == 0:
+	case without || len(groups) == 0:
 		return false
 	}
 	for _, g := range groups {
-		if _, found := slices.BinarySearch(metadata, g); found {
-			return false
+		for _, name := range []string{g, strings.TrimSuffix(g, "_extracted")} {
+			if _, found := slices.BinarySearch(metadata, name); found {
+				return false
+			}
 		}
 	}
 	return true

@@ -34,9 +34,9 @@ func TestMetadataUnseen(t *testing.T) {
 		{nil, false, true, true},              // by ()
 		{[]string{"app"}, false, false, true}, // by (app)
 		{[]string{"app", "trace_id"}, false, false, false},
-		{nil, false, false, false}, // no grouping: every label
-		{[]string{"detected_level", "trace_id", "x"}, true, false, true},
-		{[]string{"trace_id"}, true, false, false},
+		{nil, false, false, false},                            // no grouping: every label
+		{[]string{"trace_id_extracted"}, false, false, false}, // metadata named like a stream label
+		{[]string{"detected_level", "trace_id", "x"}, true, false, false},
 	} {
 		if got := metadataUnseen(md, c.groups, c.without, c.noLabel); got != c.want {
 			t.Errorf("%v without=%v noLabels=%v: %v, want %v", c.groups, c.without, c.noLabel, got, c.want)
