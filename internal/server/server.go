@@ -415,7 +415,7 @@ func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics, re
 		Labels: streamindex.LabelRule{ChunkIdle: cfg.Ingester.ChunkIdlePeriod, FlushCheck: cfg.Ingester.FlushCheckPeriod,
 			Lookback: cfg.Ingester.LookBack()},
 	})
-	m.RegisterStreamIndex(ix.Streams, ix.LinesKept)
+	m.RegisterStreamIndex(ix.Streams, ix.LinesKept, metric.IndexedAnswers.Load)
 	return ix
 }
 

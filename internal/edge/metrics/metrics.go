@@ -134,13 +134,16 @@ func (m *Metrics) Registerer() prometheus.Registerer { return m.reg }
 func (m *Metrics) ObserveRuleFileError() { m.ruleFileErrors.Inc() }
 
 // RegisterStreamIndex exposes the stream index's size.
-func (m *Metrics) RegisterStreamIndex(streams, lines func() int) {
+func (m *Metrics) RegisterStreamIndex(streams, lines func() int, metricAnswers func() int64) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "vloki_stream_index_streams", Help: "Streams the stream index keeps, across tenants."},
 		func() float64 { return float64(streams()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "vloki_stream_index_lines", Help: "Entries whose time and line length the stream index keeps for volumes."},
-			func() float64 { return float64(lines()) }))
+			func() float64 { return float64(lines()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vloki_stream_index_metric_answers_total", Help: "Range aggregations over bare selectors the stream index answered."},
+			func() float64 { return float64(metricAnswers()) }))
 }
 
 // Names lists every metric name the registry exposes, vectors that have
