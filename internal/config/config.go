@@ -189,6 +189,9 @@ type Frontend struct {
 	// aggregations extract from frozen data, used when CacheResults is on
 	// (0: none).
 	SamplesCacheSize int64 `yaml:"samples_cache_size"`
+	// RecentLogsCacheSize bounds the in-process store of the frozen
+	// spans of log queries' answers (0: none).
+	RecentLogsCacheSize int64 `yaml:"recent_logs_cache_size"`
 	// ResultsCacheBackend is memory, memcached or redis.
 	ResultsCacheBackend string `yaml:"results_cache_backend"`
 	// MemcachedAddresses are host:port of the memcached servers.
@@ -491,7 +494,7 @@ func Default() Config {
 			RemoteWrite: RulerRemoteWrite{AddOrgIDHeader: true},
 			Backfill:    RulerBackfill{MaxSlots: 7 * 24 * 60}, Lease: RulerLease{Duration: 15 * time.Second, RenewPeriod: 5 * time.Second}},
 		Frontend: Frontend{
-			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, SamplesCacheSize: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
+			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, SamplesCacheSize: 64 << 20, RecentLogsCacheSize: 32 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
 			StreamIndexMaxStreams: 100_000, StreamIndexMaxLines: 4_000_000,
 		},

@@ -180,7 +180,8 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	if streams != nil {
 		indexed = streams
 	}
-	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history), indexed)
+	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history), indexed,
+		newRecentLogs(cfg.Frontend, m))
 	queue, backendTails := newQueue(cfg.QueryScheduler), tailshare.New(c)
 	m.RegisterRuntime(func() metrics.RuntimeFigures {
 		running, waiting := queue.Stats()
@@ -508,6 +509,16 @@ func newFrozenSamples(c config.Frontend, m *metrics.Metrics, history *acks.Ledge
 		return f
 	})
 	return s
+}
+
+// newRecentLogs builds the store of log queries' frozen spans.
+func newRecentLogs(c config.Frontend, m *metrics.Metrics) *frontend.RecentLogs {
+	if !c.CacheResults || c.RecentLogsCacheSize <= 0 || c.SamplesCacheSize <= 0 {
+		return nil
+	}
+	r := frontend.NewRecentLogs(c.RecentLogsCacheSize)
+	m.RegisterRecentLogs(r.Usage)
+	return r
 }
 
 // newFrontend builds the query frontend and exposes its figures.

@@ -146,6 +146,19 @@ func (m *Metrics) RegisterStreamIndex(streams, lines func() int, metricAnswers f
 			func() float64 { return float64(metricAnswers()) }))
 }
 
+// RegisterRecentLogs exposes the store of log queries' frozen spans.
+func (m *Metrics) RegisterRecentLogs(usage func() (bytes, spans, hits int64)) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "vloki_recent_logs_bytes", Help: "Bytes the store of log queries' frozen spans holds."},
+		func() float64 { b, _, _ := usage(); return float64(b) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "vloki_recent_logs_spans", Help: "Log queries whose frozen span the store holds."},
+			func() float64 { _, n, _ := usage(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vloki_recent_logs_hits_total", Help: "Log queries answered from a kept span and a read of what is newer."},
+			func() float64 { _, _, h := usage(); return float64(h) }))
+}
+
 // Names lists every metric name the registry exposes, vectors that have
 // not been observed yet included (as their Desc names them).
 func (m *Metrics) Names() []string {

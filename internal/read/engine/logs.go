@@ -87,6 +87,14 @@ func (r *LogRun) Answer(ctx context.Context, start, end int64) (*logs.Result, er
 	return res, err
 }
 
+// Window is one querier's answer over [start, end) and the walk that
+// produced it (see Whole).
+func (r *LogRun) Window(ctx context.Context, start, end int64) (*logs.Result, *logs.Walked, error) {
+	req := r.req
+	req.Start, req.End = start, end
+	return logs.Walk(ctx, r.c, r.t, req)
+}
+
 // Whole is the querier's answer over the whole range, and the walk that
 // produced it (whose limit may have cut through entries sharing a
 // timestamp: logs.Walked.CutsTie).

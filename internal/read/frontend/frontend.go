@@ -73,15 +73,18 @@ type Config struct {
 	// Indexed, when set (vloki the only writer), is the stream index:
 	// counts and byte sums over bare selectors come from it at any grid.
 	Indexed metric.Indexed
+	// RecentLogs, when set, keeps the frozen spans of log queries'
+	// answers (recent_logs.go).
+	RecentLogs *RecentLogs
 }
 
 // Over sets the engine the query stages hand down to, the store of range
-// queries' frozen steps, that of their frozen samples and the stream
-// index (nil: none). Assembly calls it once, before any request: the
+// queries' frozen steps, that of their frozen samples, the stream index
+// and the store of log queries' frozen spans (nil: none). Assembly calls it once, before any request: the
 // engine is built after the frontend, which the writer and the delete
 // requests tell of acknowledged pushes and deletes.
-func (f *Frontend) Over(e *engine.Engine, x *Extents, s *FrozenSamples, ix metric.Indexed) {
-	f.cfg.Engine, f.cfg.Extents, f.cfg.Samples, f.cfg.Indexed = e, x, s, ix
+func (f *Frontend) Over(e *engine.Engine, x *Extents, s *FrozenSamples, ix metric.Indexed, r *RecentLogs) {
+	f.cfg.Engine, f.cfg.Extents, f.cfg.Samples, f.cfg.Indexed, f.cfg.RecentLogs = e, x, s, ix, r
 }
 
 // Frontend wraps query handlers.

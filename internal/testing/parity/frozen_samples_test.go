@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/read/metric"
 	"github.com/vloki/vloki/internal/testing/vltest"
@@ -46,12 +47,102 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 		{"external-not-sole-writer", "off", func() vltest.Backend { return vltest.External(t, newest) }},
 	} {
 		t.Run(m.name, func(t *testing.T) {
-			checkMovingWindows(t, m.backend(), m.soleWriter, queries)
+			indexedBefore := metric.IndexedAnswers.Load()
+			cached, asked := checkMovingWindows(t, m.backend(), m.soleWriter, queries, movingWindow)
+			hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
+			indexed := metric.IndexedAnswers.Load() - indexedBefore
+			t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored; the stream index answered %d range aggregations", asked, len(queries), hits, stored, indexed)
+			// Most corpus queries VictoriaLogs' buckets answer, which keep
+			// their path: about one ask in thirteen reaches kept samples.
+			if hits < float64(asked)/20 {
+				t.Errorf("kept samples served %v of %d requests: the check proves little", hits, asked)
+			}
+			if m.soleWriter == "on" && indexed < int64(asked)/20 {
+				t.Errorf("the stream index answered %d range aggregations of %d requests: the check proves little", indexed, asked)
+			}
 		})
 	}
 }
 
-func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case) {
+// TestRecentLogsMovingWindows asks every log query of the corpus over
+// moving windows (most ending at now, later each time) of a vloki keeping
+// log answers' frozen spans and of one reading the storage alone, with
+// pushes arriving between asks, on both backends: byte-identical answers,
+// and the kept spans must really have served.
+func TestRecentLogsMovingWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts VictoriaLogs")
+	}
+	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := distinctQueries(rangeLogCases(t, cases))
+	emb, err := vltest.Embedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	newest := vltest.Releases[len(vltest.Releases)-1]
+	for _, m := range []struct {
+		name, soleWriter string
+		backend          func() vltest.Backend
+	}{
+		{"embedded-sole-writer", "on", func() vltest.Backend { return vltest.Backend{Name: "embedded", Client: emb} }},
+		{"external-not-sole-writer", "off", func() vltest.Backend { return vltest.External(t, newest) }},
+	} {
+		t.Run(m.name, func(t *testing.T) {
+			cached, asked := checkMovingWindows(t, m.backend(), m.soleWriter, queries, refreshingWindow)
+			hits := metricValue(t, cached, "vloki_recent_logs_hits_total")
+			t.Logf("%d windows asked of %d log queries; %v answered from kept spans", asked, len(queries), hits)
+			if hits < float64(asked)/20 {
+				t.Errorf("kept spans served %v of %d requests: the check proves little", hits, asked)
+			}
+		})
+	}
+}
+
+// rangeLogCases are the corpus's log queries asked of query_range.
+func rangeLogCases(t *testing.T, cases []Case) []Case {
+	var out []Case
+	for _, c := range cases {
+		if c.Endpoint != "/loki/api/v1/query_range" {
+			continue
+		}
+		if e, err := logql.ParseExpr(c.Params["query"]); err == nil {
+			if _, ok := e.(logql.LogSelectorExpr); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d range log cases in the corpus", len(out))
+	}
+	return out
+}
+
+// refreshingWindow is q over a window as a refreshing panel asks it: its
+// end now at ns precision three times in four (else up to 90 minutes
+// back), its span 5 minutes to 6 hours.
+func refreshingWindow(r *rand.Rand, q Case, now time.Time) Case {
+	end := now
+	if r.IntN(4) == 0 {
+		end = now.Add(-time.Duration(r.Int64N(int64(90 * time.Minute))))
+	}
+	spans := []time.Duration{5 * time.Minute, 30 * time.Minute, time.Hour, 6 * time.Hour}
+	c := q
+	c.Params = map[string]string{}
+	for k, v := range q.Params {
+		c.Params[k] = v
+	}
+	c.Params["start"] = strconv.FormatInt(end.Add(-spans[r.IntN(len(spans))]).UnixNano(), 10)
+	c.Params["end"] = strconv.FormatInt(end.UnixNano(), 10)
+	return c
+}
+
+// checkMovingWindows asks every query over windows of ask of a caching
+// vloki and of a reference reading the storage alone, pushing between
+// asks, and returns the caching vloki's URL and how many it asked.
+func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case, window func(*rand.Rand, Case, time.Time) Case) (string, int) {
 	ctx := context.Background()
 	const tenant = "frozen-samples"
 	cfg := config.Default()
@@ -61,7 +152,6 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 	// The reference reads the storage alone: no caches, no stream index.
 	cfg.Frontend.CacheResults, cfg.Frontend.Coalesce, cfg.Backend.SoleWriter = false, false, "off"
 	cold := serve(t, cfg, b)
-	indexedBefore := metric.IndexedAnswers.Load()
 
 	now := time.Now()
 	ds := movedTo(Generate(30_000, 6*time.Hour), now.Add(-6*time.Hour-time.Minute))
@@ -84,7 +174,7 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 				push(false)
 			}
 			for range 3 {
-				c := movingWindow(r, q, time.Now())
+				c := window(r, q, time.Now())
 				want, err := Ask(ctx, cold, tenant, c)
 				if err != nil {
 					t.Fatal(err)
@@ -101,17 +191,7 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 		}
 		push(true)
 	}
-	hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
-	indexed := metric.IndexedAnswers.Load() - indexedBefore
-	t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored; the stream index answered %d range aggregations", asked, len(queries), hits, stored, indexed)
-	if soleWriter == "on" && indexed < int64(asked)/20 {
-		t.Errorf("the stream index answered %d range aggregations of %d requests: the check proves little", indexed, asked)
-	}
-	// Most corpus queries VictoriaLogs' buckets answer, which keep their
-	// path: about one ask in thirteen reaches kept samples.
-	if hits < float64(asked)/20 {
-		t.Errorf("kept samples served %v of %d requests: the check proves little", hits, asked)
-	}
+	return cached, asked
 }
 
 // distinctQueries keeps one case per query text.

@@ -1,0 +1,319 @@
+package frontend
+
+import (
+	"container/list"
+	"context"
+	"sort"
+	"sync"
+
+	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/engine"
+	"github.com/vloki/vloki/internal/read/logs"
+	"github.com/vloki/vloki/internal/read/metric"
+)
+
+// Log queries over moving windows (issue 28). A backward log query's
+// answer is the newest `limit` entries of its range. An answer without
+// entries of one stream sharing a timestamp holds every entry of a known
+// interval: all of its range when it has fewer than `limit` entries, else
+// everything newer than its oldest entry. The frozen part of that interval
+// (what FrozenSamples freezes for metric inputs: up to now with vloki the
+// sole writer, cut by later pushes; else before now minus the freshness
+// window) is kept per query, and a later request of the same query whose
+// range ends inside or after it reads from storage only what is newer,
+// taking the rest from memory. Ties are left to the storage path, whose
+// frontend merge decides them (merge_logs.go).
+
+// recentEntry is one entry of a kept answer with its stream.
+type recentEntry struct {
+	key    string
+	labels lokidata.Labels
+	e      lokidata.Entry
+}
+
+// recentSpan is a query's entries with timestamps in [lo, hi), newest
+// first: every entry of the query in that interval.
+type recentSpan struct {
+	lo, hi  int64
+	seq     uint64
+	entries []recentEntry
+	bytes   int64
+}
+
+func (s *recentSpan) size() int64 {
+	n := int64(64)
+	for _, r := range s.entries {
+		n += 96 + int64(len(r.key)+len(r.e.Line))
+		for _, l := range r.e.StructuredMetadata {
+			n += 32 + int64(len(l.Name)+len(l.Value))
+		}
+		for _, l := range r.e.Parsed {
+			n += 32 + int64(len(l.Name)+len(l.Value))
+		}
+	}
+	return n
+}
+
+// cut returns the entries with timestamps in [lo, hi) as a new span
+// sharing s's entries.
+func (s *recentSpan) cut(lo, hi int64) *recentSpan {
+	lo, hi = max(lo, s.lo), min(hi, s.hi)
+	if hi <= lo {
+		return nil
+	}
+	// Newest first: entries at hi or later come first.
+	a := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < hi })
+	b := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < lo })
+	out := &recentSpan{lo: lo, hi: hi, seq: s.seq, entries: s.entries[a:b:b]}
+	out.bytes = out.size()
+	return out
+}
+
+// RecentLogs keeps the frozen spans of log queries' answers, least
+// recently used out first, within a byte bound.
+type RecentLogs struct {
+	max int64
+	mu  sync.Mutex
+	lru *list.List // of *recentItem, most recent first
+	at  map[string]*list.Element
+	// used is the bytes held; hits counts answers taken from memory.
+	used, hits int64
+}
+
+type recentItem struct {
+	key  string
+	span *recentSpan
+}
+
+// NewRecentLogs returns a store of at most maxBytes (one span at most
+// an eighth of it).
+func NewRecentLogs(maxBytes int64) *RecentLogs {
+	return &RecentLogs{max: maxBytes, lru: list.New(), at: map[string]*list.Element{}}
+}
+
+// Usage is the bytes held, the spans held and the answers taken from
+// memory.
+func (r *RecentLogs) Usage() (bytes, spans, hits int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.used, int64(r.lru.Len()), r.hits
+}
+
+func (r *RecentLogs) get(key string) *recentSpan {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	el, ok := r.at[key]
+	if !ok {
+		return nil
+	}
+	r.lru.MoveToFront(el)
+	return el.Value.(*recentItem).span
+}
+
+func (r *RecentLogs) put(key string, s *recentSpan) {
+	if s.bytes > r.max/8 {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if el, ok := r.at[key]; ok {
+		r.used -= el.Value.(*recentItem).span.bytes
+		r.lru.Remove(el)
+	}
+	r.at[key] = r.lru.PushFront(&recentItem{key, s})
+	r.used += s.bytes
+	for r.used > r.max {
+		last := r.lru.Back()
+		it := last.Value.(*recentItem)
+		r.lru.Remove(last)
+		delete(r.at, it.key)
+		r.used -= it.span.bytes
+	}
+}
+
+func (r *RecentLogs) hit() {
+	r.mu.Lock()
+	r.hits++
+	r.mu.Unlock()
+}
+
+// recentLogs answers a backward log query from its kept span and a read
+// of what is newer, or from storage as before (then keeping the answer's
+// frozen span); frozen says what may be kept (nil: nothing).
+func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text string, frozen *metric.Frozen) (*logs.Result, error) {
+	req := run.Request()
+	store := f.cfg.RecentLogs
+	if store == nil || frozen == nil || text == "" || req.Direction != logs.Backward || req.IntervalNs != 0 ||
+		req.Query.Foreign != nil || req.Limit <= 0 || req.End-req.Start <= 1 {
+		return answerLogs(ctx, run)
+	}
+	key := frozen.Prefix + "\x00" + text + "\x00" + boolKey(req.Categorize, req.KeepParsed)
+	kept := validSpan(store.get(key), frozen)
+	if kept != nil && kept.lo <= req.End && req.Start < kept.hi {
+		res, span, ok, err := answerFromSpan(ctx, run, kept)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			store.hit()
+			if span != nil {
+				keepSpan(store, key, span, frozen)
+			}
+			return res, nil
+		}
+	}
+	res, err := answerLogs(ctx, run)
+	if err == nil {
+		if span := spanOf(res, req); span != nil {
+			keepSpan(store, key, span, frozen)
+		}
+	}
+	return res, err
+}
+
+func boolKey(a, b bool) string {
+	k := []byte("00")
+	if a {
+		k[0] = '1'
+	}
+	if b {
+		k[1] = '1'
+	}
+	return string(k)
+}
+
+// validSpan is the kept span cut where a later push may have changed it
+// (vloki the sole writer); nil when nothing is left.
+func validSpan(s *recentSpan, frozen *metric.Frozen) *recentSpan {
+	if s == nil {
+		return nil
+	}
+	if frozen.ValidBefore != nil {
+		if cut := frozen.ValidBefore(s.seq); cut < s.hi {
+			return s.cut(s.lo, cut)
+		}
+	}
+	return s
+}
+
+// keepSpan stores the frozen part of a span read after frozen.Seq.
+func keepSpan(store *RecentLogs, key string, s *recentSpan, frozen *metric.Frozen) {
+	s = s.cut(s.lo, frozen.Before)
+	if s == nil || len(s.entries) == 0 {
+		return
+	}
+	s.seq = frozen.Seq
+	store.put(key, s)
+}
+
+// spanOf is the span an answer covers completely, nil when entries of
+// one stream share a timestamp (the frontend's merge orders those).
+func spanOf(res *logs.Result, req logs.Request) *recentSpan {
+	if sharesTimestamps(res.Streams) {
+		return nil
+	}
+	entries := flatten(res.Streams)
+	s := &recentSpan{lo: req.Start, hi: req.End, entries: entries}
+	if len(entries) >= req.Limit {
+		// Entries at the oldest timestamp may have been left out.
+		s.lo = entries[len(entries)-1].e.TimestampNs + 1
+		s = s.cut(s.lo, s.hi)
+		if s == nil {
+			return nil
+		}
+	}
+	s.bytes = s.size()
+	return s
+}
+
+// flatten lists an answer's entries newest first (streams in label order
+// for equal timestamps: different streams, any order is the same answer).
+func flatten(streams []lokidata.Stream) []recentEntry {
+	var out []recentEntry
+	for _, s := range streams {
+		key := s.Labels.String()
+		for _, e := range s.Entries {
+			out = append(out, recentEntry{key: key, labels: s.Labels, e: e})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].e.TimestampNs > out[j].e.TimestampNs })
+	return out
+}
+
+// answerFromSpan answers the query from the kept span and a storage read
+// of the part of its range newer than the span; ok is false when the two
+// do not determine the answer (the kept span misses older entries the
+// limit needs, or the limit cuts through entries sharing a timestamp).
+// span is what the answer then covers completely.
+func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan) (*logs.Result, *recentSpan, bool, error) {
+	req := run.Request()
+	var newer []recentEntry
+	var stats logs.Stats
+	top := min(req.End, kept.hi)
+	if req.End > kept.hi {
+		lo := max(req.Start, kept.hi)
+		res, walked, err := run.Window(ctx, lo, req.End)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if sharesTimestamps(res.Streams) {
+			return nil, nil, false, nil
+		}
+		stats = res.Stats
+		newer = flatten(res.Streams)
+		if len(newer) >= req.Limit {
+			cut, err := walked.CutsTie(ctx)
+			if err != nil || cut {
+				return nil, nil, false, err
+			}
+			return assemble(newer[:req.Limit], stats), nil, true, nil
+		}
+		top = lo
+	}
+	older := kept.cut(req.Start, top)
+	need := req.Limit - len(newer)
+	var from []recentEntry
+	if older != nil {
+		from = older.entries
+	}
+	switch {
+	case len(from) > need:
+		if from[need].e.TimestampNs == from[need-1].e.TimestampNs {
+			return nil, nil, false, nil // the limit cuts a tie
+		}
+		from = from[:need]
+	case len(from) < need && req.Start < kept.lo:
+		return nil, nil, false, nil // older entries may be missing
+	}
+	all := append(append([]recentEntry{}, newer...), from...)
+	if req.End <= kept.hi {
+		return assemble(all, stats), nil, true, nil // nothing read: the kept span stays
+	}
+	// The read covered [kept.hi, End) completely (fewer than limit).
+	span := &recentSpan{lo: kept.lo, hi: req.End, entries: append(append([]recentEntry{}, newer...), kept.entries...)}
+	span.bytes = span.size()
+	return assemble(all, stats), span, true, nil
+}
+
+// assemble groups entries (newest first) into streams in label order, as
+// the collector answers.
+func assemble(entries []recentEntry, stats logs.Stats) *logs.Result {
+	byKey := map[string]*lokidata.Stream{}
+	var keys []string
+	for _, r := range entries {
+		s, ok := byKey[r.key]
+		if !ok {
+			s = &lokidata.Stream{Labels: r.labels}
+			byKey[r.key] = s
+			keys = append(keys, r.key)
+		}
+		s.Entries = append(s.Entries, r.e)
+	}
+	sort.Strings(keys)
+	out := &logs.Result{Streams: make([]lokidata.Stream, 0, len(keys)), Stats: stats}
+	for _, k := range keys {
+		out.Streams = append(out.Streams, *byKey[k])
+	}
+	out.Stats.EntriesReturned = len(entries)
+	return out
+}
