@@ -105,8 +105,10 @@ type stream struct {
 	min, max int64
 	lines    []lineBytes
 	// metadata are the structured metadata names of the entries in lines
-	// (sorted): a series of this stream may carry them as labels.
+	// (sorted): a series of this stream may carry them as labels;
+	// metaSets the distinct metadata label sets its lines point to.
 	metadata []string
+	metaSets []lokidata.Labels
 	// lastPush is the wall time (Unix ns) of the stream's last push (0:
 	// unknown); open the entry times pushed since it last flushed, and
 	// flushed its chunks not yet merged into day units (LabelRule).

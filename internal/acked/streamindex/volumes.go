@@ -12,23 +12,59 @@ import (
 	"github.com/vloki/vloki/internal/lokidata"
 )
 
-// lineBytes is one acknowledged entry's time and line length: volumes
-// over the ranges the index covers are summed from these, as Loki sums
-// its ingesters' chunks in memory.
+// lineBytes is one acknowledged entry's time, line length and
+// structured metadata (an index into its stream's metaSets, 0: none):
+// volumes over the ranges the index covers are summed from these, as Loki
+// sums its ingesters' chunks in memory, and counts per series from them.
 type lineBytes struct {
-	ts, n int64
+	ts   int64
+	n    int32
+	meta uint32
 }
+
+// maxMetaSets bounds the distinct metadata sets a stream keeps; past it
+// the stream's entries are marked unknownMeta.
+const maxMetaSets = 64
+
+// unknownMeta marks an entry whose metadata set was not kept.
+const unknownMeta = math.MaxUint32
 
 // addLine keeps the stream's lines in time order (late entries are
 // inserted in place).
-func (st *stream) addLine(ts, n int64) {
+func (st *stream) addLine(ts, n int64, md lokidata.Labels) {
+	l := lineBytes{ts: ts, n: int32(min(n, math.MaxInt32)), meta: st.metaSet(md)}
 	k := len(st.lines)
 	if k == 0 || st.lines[k-1].ts <= ts {
-		st.lines = append(st.lines, lineBytes{ts, n})
+		st.lines = append(st.lines, l)
 		return
 	}
 	i := sort.Search(k, func(i int) bool { return st.lines[i].ts > ts })
-	st.lines = slices.Insert(st.lines, i, lineBytes{ts, n})
+	st.lines = slices.Insert(st.lines, i, l)
+}
+
+// metaSet is md's index in the stream's metadata sets, added when new
+// (0 for none; unknownMeta past maxMetaSets).
+func (st *stream) metaSet(md lokidata.Labels) uint32 {
+	if len(md) == 0 {
+		return 0
+	}
+	for i, set := range st.metaSets {
+		if slices.Equal(set, md) {
+			return uint32(i + 1)
+		}
+	}
+	if len(st.metaSets) >= maxMetaSets {
+		return unknownMeta
+	}
+	set := slices.Clone(md)
+	set.Sort()
+	for i, known := range st.metaSets {
+		if slices.Equal(known, set) {
+			return uint32(i + 1)
+		}
+	}
+	st.metaSets = append(st.metaSets, set)
+	return uint32(len(st.metaSets))
 }
 
 // addMetadata notes the names of an entry's structured metadata.
@@ -49,7 +85,7 @@ func (ix *Index) addLinesLocked(tn *tenantIndex, st *stream, entries []lokidata.
 	}
 	for _, e := range entries {
 		if e.TimestampNs >= tn.linesFrom {
-			st.addLine(e.TimestampNs, int64(len(e.Line)))
+			st.addLine(e.TimestampNs, int64(len(e.Line)), e.StructuredMetadata)
 			st.addMetadata(e.StructuredMetadata)
 			ix.lines++
 		}
@@ -100,21 +136,34 @@ type Entries struct {
 	// Metadata are the structured metadata names its entries carried
 	// (sorted; kept since the tenant's lines were last trimmed).
 	Metadata []string
-	// Times and Bytes are the entries' times (in order) and line lengths.
+	// Times and Bytes are the entries' times (in order) and line lengths;
+	// Meta each entry's metadata set: 0 none, i the labels MetaSets[i-1]
+	// (sorted), UnknownMeta one not kept.
 	Times, Bytes []int64
+	Meta         []uint32
+	MetaSets     []lokidata.Labels
 }
+
+// UnknownMeta is Entries.Meta of an entry whose metadata set the index
+// did not keep (a stream with more than 64 distinct sets).
+const UnknownMeta = unknownMeta
 
 // Indexed calls fn with each of the tenant's streams matching ms and its
 // entries in [start, end] (Unix ns, inclusive) when the index holds them
 // all; ok is false when the storage must answer.
 func (ix *Index) Indexed(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, fn func(Entries)) (ok bool, err error) {
 	var times, sizes []int64
+	var meta []uint32
 	return ix.eachStream(ctx, t, ms, start, end, func(st *stream) {
-		times, sizes = times[:0], sizes[:0]
-		for ts, n := range st.linesIn(start, end) {
-			times, sizes = append(times, ts), append(sizes, n)
+		times, sizes, meta = times[:0], sizes[:0], meta[:0]
+		i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].ts >= start })
+		for _, l := range st.lines[i:] {
+			if l.ts > end {
+				break
+			}
+			times, sizes, meta = append(times, l.ts), append(sizes, int64(l.n)), append(meta, l.meta)
 		}
-		fn(Entries{Labels: st.labels, Metadata: st.metadata, Times: times, Bytes: sizes})
+		fn(Entries{Labels: st.labels, Metadata: st.metadata, Times: times, Bytes: sizes, Meta: meta, MetaSets: st.metaSets})
 	})
 }
 
@@ -150,7 +199,7 @@ func (st *stream) linesIn(start, end int64) iter.Seq2[int64, int64] {
 	return func(yield func(int64, int64) bool) {
 		i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].ts >= start })
 		for _, l := range st.lines[i:] {
-			if l.ts > end || !yield(l.ts, l.n) {
+			if l.ts > end || !yield(l.ts, int64(l.n)) {
 				return
 			}
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/logrow"
 	"github.com/vloki/vloki/internal/read/plan"
 )
 
@@ -48,25 +49,24 @@ type indexedGroup struct {
 // the window (t-offset-range, t-offset]. Counts and byte sums are whole
 // numbers, so adding them per stream gives the rows path's values to the
 // bit. ok is false when the index cannot answer: no index, another
-// operation or pipeline, entries it does not hold, or a stream whose
-// structured metadata may label its series.
+// operation or pipeline, entries it does not hold, or metadata it did not
+// keep that would label a series.
 func (ev *evaluator) indexedWindows(ctx context.Context, m *plan.RangeAgg) (value, bool, error) {
-	if ev.req.Indexed == nil || !indexedOp(m) || !m.Log.SelectorOnly() || len(ev.steps) == 0 || m.Range <= 0 {
+	if ev.req.Indexed == nil || !indexedOp(m) || len(ev.steps) == 0 || m.Range <= 0 {
+		return value{}, false, nil
+	}
+	dropped, bare := m.Log.BareSelector()
+	if !bare {
 		return value{}, false, nil
 	}
 	groups, without, noLabels := m.ExtractGrouping(m.Grouping)
+	grouped := func(ls lokidata.Labels) lokidata.Labels {
+		return groupedStreamLabels(ls.Without(dropped...), groups, without, noLabels)
+	}
 	sp := ev.span(m)
 	index := map[string]*indexedGroup{}
 	fits, held := true, ev.mem.used
-	ok, err := ev.req.Indexed.Indexed(ctx, ev.t, m.Log.Selector, sp.lo, sp.hi, func(e streamindex.Entries) {
-		if !fits || len(e.Times) == 0 {
-			return
-		}
-		if !metadataUnseen(e.Metadata, groups, without, noLabels) {
-			fits = false
-			return
-		}
-		labels := groupedStreamLabels(e.Labels, groups, without, noLabels)
+	add := func(labels lokidata.Labels, times, sizes []int64) {
 		key := labels.String()
 		g := index[key]
 		if g == nil {
@@ -77,7 +77,18 @@ func (ev *evaluator) indexedWindows(ctx context.Context, m *plan.RangeAgg) (valu
 			g = &indexedGroup{labels: labels, counts: make([]int64, len(ev.steps)), bytes: make([]int64, len(ev.steps))}
 			index[key] = g
 		}
-		ev.addWindows(m, g, e.Times, e.Bytes)
+		ev.addWindows(m, g, times, sizes)
+	}
+	ok, err := ev.req.Indexed.Indexed(ctx, ev.t, m.Log.Selector, sp.lo, sp.hi, func(e streamindex.Entries) {
+		switch {
+		case !fits || len(e.Times) == 0:
+		case metadataUnseen(e.Metadata, groups, without, noLabels):
+			add(grouped(e.Labels), e.Times, e.Bytes)
+		default:
+			fits = eachMetadataSet(e, func(md lokidata.Labels, times, sizes []int64) {
+				add(grouped(logrow.MergeLabels(e.Labels, md)), times, sizes)
+			}) && fits
+		}
 	})
 	if err != nil || !ok || !fits {
 		ev.mem.used = held
@@ -85,6 +96,41 @@ func (ev *evaluator) indexedWindows(ctx context.Context, m *plan.RangeAgg) (valu
 	}
 	IndexedAnswers.Add(1)
 	return ev.indexedValue(m, index), true, nil
+}
+
+// eachMetadataSet calls fn with each metadata set of the stream's entries
+// and the entries carrying it, in time order; false when an entry's set
+// was not kept or holds an empty value (the storage answers).
+func eachMetadataSet(e streamindex.Entries, fn func(md lokidata.Labels, times, sizes []int64)) bool {
+	at := map[uint32][]int{}
+	var order []uint32
+	for i, id := range e.Meta {
+		if id == streamindex.UnknownMeta {
+			return false
+		}
+		if _, ok := at[id]; !ok {
+			order = append(order, id)
+		}
+		at[id] = append(at[id], i)
+	}
+	for _, id := range order {
+		var md lokidata.Labels
+		if id > 0 {
+			md = e.MetaSets[id-1]
+			for _, l := range md {
+				if l.Value == "" {
+					return false
+				}
+			}
+		}
+		idx := at[id]
+		times, sizes := make([]int64, len(idx)), make([]int64, len(idx))
+		for k, i := range idx {
+			times[k], sizes[k] = e.Times[i], e.Bytes[i]
+		}
+		fn(md, times, sizes)
+	}
+	return true
 }
 
 // addWindows adds one stream's entries to the group's windows.

@@ -104,11 +104,27 @@ type LogQuery struct {
 	hidden bool
 }
 
-// SelectorOnly reports a bare stream selector over vloki's own rows that
-// no delete request narrows: its entries are exactly the selected
-// streams' acknowledged ones.
-func (q *LogQuery) SelectorOnly() bool {
-	return len(q.Stages) == 0 && !q.hidden && q.Foreign == nil
+// BareSelector reports a stream selector over vloki's own rows that no
+// delete request narrows, followed by nothing but drop stages of plain
+// names (Explore's `| drop __error__`): its entries are exactly the
+// selected streams' acknowledged ones, less the labels dropped.
+func (q *LogQuery) BareSelector() (dropped []string, ok bool) {
+	if q.hidden || q.Foreign != nil {
+		return nil, false
+	}
+	for _, st := range q.Stages {
+		d, isDrop := st.(DropStage)
+		if !isDrop {
+			return nil, false
+		}
+		for _, it := range d.Items {
+			if it.Matcher != nil {
+				return nil, false
+			}
+			dropped = append(dropped, it.Name)
+		}
+	}
+	return dropped, true
 }
 
 // FiltersLocally reports stages that may drop rows the pushdown kept: a
