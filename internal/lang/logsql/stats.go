@@ -12,8 +12,10 @@ import (
 // group, the number of rows and the bytes of their lines (see LineBytes).
 type BucketStats struct {
 	BucketNs, OffsetNs int64
-	By                 []string
-	Lines              LineBytes
+	// ExactTime groups by each row's exact timestamp instead of buckets.
+	ExactTime bool
+	By        []string
+	Lines     LineBytes
 	// NoBytes leaves out the line bytes.
 	NoBytes bool
 }
@@ -55,7 +57,10 @@ func ParseLineBytes(sum, sumLen []byte) (int64, error) {
 func (p BucketStats) appendTo(b []byte) []byte {
 	b = append(b, "stats by ("...)
 	sep := ""
-	if p.BucketNs > 0 {
+	if p.ExactTime {
+		b = append(b, "_time"...)
+		sep = ", "
+	} else if p.BucketNs > 0 {
 		b = append(b, "_time:"...)
 		b = appendNs(b, p.BucketNs)
 		b = append(b, " offset "...)

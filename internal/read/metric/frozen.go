@@ -41,13 +41,14 @@ const spanReach = 2
 // storage; ok is false when the store does not apply (no store, sparse
 // windows, unknown input), holds too little of the span, the input was
 // not evaluated before at another grid (the first evaluation of an input
-// reads its rows as before), or another request is filling it. A query over the memory budget is answered
-// as without the store. Only inputs read as rows come here: what
-// VictoriaLogs' buckets answer (SumOfRange, streamBuckets) costs less
-// from its buckets than from rows, even half a span of them (measured:
-// compute over shifted windows fell from 96 to 3 req/s when such inputs
-// were filled from rows).
-func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg) ([]*rangeSeries, bool, error) {
+// reads its rows as before), or another request is filling it. A query
+// over the memory budget is answered as without the store. Inputs read as
+// rows are fetched as rows (fetchSeries); sums VictoriaLogs' buckets answer
+// (SumOfRange) as counts per exact timestamp and group (timeStats), a row
+// per timestamp instead of the lines: filling them from rows cost too much
+// (an earlier version: compute over shifted windows fell from 96 to 3
+// req/s).
+func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch seriesFetch) ([]*rangeSeries, bool, error) {
 	f := ev.req.Frozen
 	if f == nil || f.Store == nil || ev.req.Step <= 0 || len(ev.steps) == 0 || m.Range <= 0 || m.Log.Foreign != nil ||
 		ev.readBatches(m, sparseRowsRatio) != nil {
@@ -82,7 +83,7 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg) ([]*ran
 		defer release()
 	}
 	held := ev.mem.used
-	series, read, err := ev.joinFrozen(ctx, m, used, lo, hi)
+	series, read, err := ev.joinFrozen(ctx, m, fetch, used, lo, hi)
 	var limit *LimitError
 	if errors.As(err, &limit) {
 		ev.mem.used = held
@@ -99,6 +100,10 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg) ([]*ran
 	}
 	return series, true, nil
 }
+
+// seriesFetch reads an input's series over time filters: its rows
+// (fetchSeries), or counts per exact timestamp (timeStats).
+type seriesFetch func(ctx context.Context, m *plan.RangeAgg, times []logsql.Filter) ([]*rangeSeries, error)
 
 // valid is the entry under key, cut where a later push may have changed
 // it; nil when none is left.
@@ -122,7 +127,7 @@ func (f *Frozen) valid(key string) *samples.Entry {
 // storage and joins them with used's, per series in time order: the parts
 // cover disjoint time ranges, so concatenation keeps the rows path's
 // order. read reports that storage was read.
-func (ev *evaluator) joinFrozen(ctx context.Context, m *plan.RangeAgg, used *samples.Entry, lo, hi int64) (out []*rangeSeries, read bool, err error) {
+func (ev *evaluator) joinFrozen(ctx context.Context, m *plan.RangeAgg, fetch seriesFetch, used *samples.Entry, lo, hi int64) (out []*rangeSeries, read bool, err error) {
 	ulo, uhi := hi, hi // nothing kept: read it all
 	if used != nil {
 		ulo, uhi = used.Lo, used.Hi
@@ -134,7 +139,7 @@ func (ev *evaluator) joinFrozen(ctx context.Context, m *plan.RangeAgg, used *sam
 	if uhi < hi {
 		times = append(times, window{uhi, hi - 1}.filter())
 	}
-	fetched, err := ev.fetchSeries(ctx, m, times)
+	fetched, err := fetch(ctx, m, times)
 	if err != nil || used == nil {
 		return fetched, len(times) > 0, err
 	}

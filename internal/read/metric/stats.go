@@ -30,9 +30,21 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 		labels.Sort()
 		return labels, nil
 	}
-	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: m.Range.UnderSum(m.By)}
-	if in, ok, err := ev.indexedWindows(ctx, raw.Inner.(*plan.RangeAgg)); ok || err != nil {
+	under := m.Range.UnderSum(m.By)
+	raw := &plan.VectorAgg{Op: logql.OpSum, Grouping: logql.Grouping{Groups: m.By}, Inner: under}
+	if in, ok, err := ev.indexedWindows(ctx, under); ok || err != nil {
 		return ev.aggregateSteps(raw, in), err
+	}
+	if under != m.Range && !m.LinesOnly {
+		// Per-group samples: kept ones for the frozen part of the span.
+		series, ok, err := ev.frozenSeries(ctx, under, ev.timeStats(m.By, groupLabels))
+		if err != nil {
+			return value{}, err
+		}
+		if ok {
+			in, err := ev.rangeWindows(under, series)
+			return ev.aggregateSteps(raw, in), err
+		}
 	}
 	lined := true
 	if m.LinesOnly {
