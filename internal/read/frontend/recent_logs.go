@@ -5,6 +5,7 @@ import (
 	"context"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/read/engine"
@@ -144,7 +145,7 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text stri
 	req := run.Request()
 	store := f.cfg.RecentLogs
 	if store == nil || frozen == nil || text == "" || req.Direction != logs.Backward || req.IntervalNs != 0 ||
-		req.Query.Foreign != nil || req.Limit <= 0 || req.End-req.Start <= 1 {
+		req.Query.Foreign != nil || req.Limit <= 0 || req.End-req.Start <= 1 || f.nearRetention(req.Start) {
 		return answerLogs(ctx, run)
 	}
 	key := frozen.Prefix + "\x00" + text + "\x00" + boolKey(req.Categorize, req.KeepParsed)
@@ -169,6 +170,13 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text stri
 		}
 	}
 	return res, err
+}
+
+// nearRetention: rows from start on may be deleted by the storage's
+// retention within a day, which no push announces.
+func (f *Frontend) nearRetention(start int64) bool {
+	r := f.cfg.Retention
+	return r > 0 && start < f.now().Add(-r+24*time.Hour).UnixNano()
 }
 
 func boolKey(a, b bool) string {
