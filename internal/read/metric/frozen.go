@@ -59,6 +59,9 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch s
 		return nil, false, nil
 	}
 	key := f.Prefix + "\x00" + input
+	if f.Store.TooBig(key) {
+		return nil, false, nil
+	}
 	sp := ev.span(m)
 	lo, hi := sp.lo, sp.hi+1
 	valid := f.valid(key)

@@ -32,6 +32,9 @@ type Store struct {
 	// filling are the inputs whose whole span a request is reading for
 	// the store now (Claim).
 	filling map[string]bool
+	// tooBig are inputs whose entry exceeded MaxEntryBytes: not filled
+	// again (their span would be read for nothing).
+	tooBig map[string]bool
 
 	hits, fills, evictions atomic.Uint64
 }
@@ -45,7 +48,7 @@ type item struct {
 // NewStore returns a store holding at most maxBytes.
 func NewStore(maxBytes int64) *Store {
 	return &Store{max: maxBytes, order: list.New(), items: map[string]*list.Element{}, seen: map[string]string{},
-		filling: map[string]bool{}}
+		filling: map[string]bool{}, tooBig: map[string]bool{}}
 }
 
 // MaxEntryBytes is the most one entry (with its key) may take.
@@ -68,11 +71,15 @@ func (s *Store) Get(key string) (*Entry, bool) {
 // keep (what was under key then stays).
 func (s *Store) Put(key string, e *Entry) bool {
 	n := int64(len(key)) + e.Bytes()
-	if n > s.MaxEntryBytes() {
-		return false
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n > s.MaxEntryBytes() {
+		if len(s.tooBig) >= seenLimit {
+			clear(s.tooBig)
+		}
+		s.tooBig[key] = true
+		return false
+	}
 	if el, ok := s.items[key]; ok {
 		s.remove(el)
 	}
@@ -104,6 +111,14 @@ func (s *Store) Seen(key, grid string) bool {
 	}
 	s.seen[key] = grid
 	return ok && before != grid
+}
+
+// TooBig reports an input whose entry was too large to keep (the set
+// starts over past seenLimit inputs, as Seen's).
+func (s *Store) TooBig(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.tooBig[key]
 }
 
 // Claim lets one request at a time read an input's span for the store:

@@ -130,3 +130,14 @@ func TestClaimIsExclusive(t *testing.T) {
 	}
 	again()
 }
+
+func TestStoreRemembersInputsTooBigToKeep(t *testing.T) {
+	s := NewStore(1 << 10)
+	big := &Entry{Lo: 0, Hi: 10, Series: []Series{{TS: make([]int64, 100), Vals: make([]float64, 100)}}}
+	if s.Put("k", big) {
+		t.Fatal("an entry over an eighth of the store was kept")
+	}
+	if !s.TooBig("k") || s.TooBig("other") {
+		t.Fatal("TooBig does not tell the refused input")
+	}
+}
