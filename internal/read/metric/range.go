@@ -140,20 +140,49 @@ func (ev *evaluator) fetchSeries(ctx context.Context, m *plan.RangeAgg, times []
 	if fs := m.FetchFields(); fs != nil {
 		pipes = []logsql.Pipe{logsql.Fields(fs)}
 	}
-	streams := logrow.NewStreamCache(lq.Foreign)
 	index := map[string]*rangeSeries{}
+	err := ev.queryTimes(ctx, lq, times, pipes, ev.seriesRow(m, logrow.NewStreamCache(lq.Foreign), index))
+	if err != nil {
+		return nil, err
+	}
+	return sortedSeries(index, sortSeries), nil
+}
+
+// queryTimes asks the log query's rows with pipes, one query per time
+// filter, handing each answer row to row.
+func (ev *evaluator) queryTimes(ctx context.Context, lq *plan.LogQuery, times []logsql.Filter, pipes []logsql.Pipe, row func(*backend.Row) error) error {
 	for _, tf := range times {
 		q := logsql.Query{Filter: logsql.And{tf, lq.Pushdown}, Pipes: pipes}
-		if err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, ev.seriesRow(m, streams, index)); err != nil {
-			return nil, err
+		if err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, row); err != nil {
+			return err
 		}
 	}
+	return nil
+}
+
+// seriesOf is the series of index labelled labels, added (and counted
+// against the memory budget) when new.
+func (ev *evaluator) seriesOf(index map[string]*rangeSeries, labels lokidata.Labels) (*rangeSeries, error) {
+	key := labels.String()
+	if s, ok := index[key]; ok {
+		return s, nil
+	}
+	if err := ev.mem.take(labelsBytes(labels) + int64(len(key))); err != nil {
+		return nil, err
+	}
+	s := &rangeSeries{labels: labels}
+	index[key] = s
+	return s, nil
+}
+
+// sortedSeries lists the series of index, each ordered by order.
+func sortedSeries(index map[string]*rangeSeries, order func(*rangeSeries)) []*rangeSeries {
 	out := make([]*rangeSeries, 0, len(index))
 	for _, s := range index {
-		sortSeries(s)
+		order(s)
 		out = append(out, s)
 	}
-	return out, nil
+	return out
 }
 
 // seriesRow adds a row's sample to its series in index.
@@ -177,14 +206,9 @@ func (ev *evaluator) seriesRow(m *plan.RangeAgg, streams *logrow.StreamCache, in
 			}
 		}
 		labels := st.GroupedLabels(st.FullLabelsIfUsed(groups, without, noLabels), groups, without, noLabels)
-		key := labels.String()
-		s, ok := index[key]
-		if !ok {
-			if err := ev.mem.take(labelsBytes(labels) + int64(len(key))); err != nil {
-				return err
-			}
-			s = &rangeSeries{labels: labels}
-			index[key] = s
+		s, err := ev.seriesOf(index, labels)
+		if err != nil {
+			return err
 		}
 		if err := ev.mem.take(sampleBytes); err != nil {
 			return err

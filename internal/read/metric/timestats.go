@@ -23,18 +23,11 @@ func (ev *evaluator) timeStats(by []string, labelsOf func(*backend.Row) (lokidat
 	return func(ctx context.Context, m *plan.RangeAgg, times []logsql.Filter) ([]*rangeSeries, error) {
 		pipes := []logsql.Pipe{logsql.BucketStats{ExactTime: true, By: by, Lines: schema.LineBytesPipe, NoBytes: !m.Op.LineBytes()}}
 		index := map[string]*rangeSeries{}
-		for _, tf := range times {
-			q := logsql.Query{Filter: logsql.And{tf, m.Log.Pushdown}, Pipes: pipes}
-			if err := ev.c.Query(ctx, ev.t, backend.QueryRequest{Query: q.String()}, ev.timeStatsRow(m, labelsOf, index)); err != nil {
-				return nil, err
-			}
+		err := ev.queryTimes(ctx, m.Log, times, pipes, ev.timeStatsRow(m, labelsOf, index))
+		if err != nil {
+			return nil, err
 		}
-		out := make([]*rangeSeries, 0, len(index))
-		for _, s := range index {
-			sortByTime(s)
-			out = append(out, s)
-		}
-		return out, nil
+		return sortedSeries(index, sortByTime), nil
 	}
 }
 
@@ -59,14 +52,9 @@ func (ev *evaluator) timeStatsRow(m *plan.RangeAgg, labelsOf func(*backend.Row) 
 		if err != nil {
 			return err
 		}
-		key := labels.String()
-		s, ok := index[key]
-		if !ok {
-			if err := ev.mem.take(labelsBytes(labels) + int64(len(key))); err != nil {
-				return err
-			}
-			s = &rangeSeries{labels: labels}
-			index[key] = s
+		s, err := ev.seriesOf(index, labels)
+		if err != nil {
+			return err
 		}
 		if err := ev.mem.take(count * sampleBytes); err != nil {
 			return err

@@ -73,19 +73,29 @@ func serve(t *testing.T, cfg config.Config, b vltest.Backend) string {
 }
 
 func rangeMetricCases(t *testing.T, cases []Case) []Case {
+	return corpusCases(t, cases, isRangeMetric)
+}
+
+// isRangeMetric: a metric query asked of query_range without headers.
+func isRangeMetric(c Case) bool {
+	if c.Endpoint != "/loki/api/v1/query_range" || len(c.Headers) > 0 {
+		return false
+	}
+	e, err := logql.ParseExpr(c.Params["query"])
+	_, ok := e.(logql.SampleExpr)
+	return err == nil && ok
+}
+
+// corpusCases are the cases keep accepts, at least 100 of them.
+func corpusCases(t *testing.T, cases []Case, keep func(Case) bool) []Case {
 	var out []Case
 	for _, c := range cases {
-		if c.Endpoint != "/loki/api/v1/query_range" || len(c.Headers) > 0 {
-			continue
-		}
-		if e, err := logql.ParseExpr(c.Params["query"]); err == nil {
-			if _, ok := e.(logql.SampleExpr); ok {
-				out = append(out, c)
-			}
+		if keep(c) {
+			out = append(out, c)
 		}
 	}
 	if len(out) < 100 {
-		t.Fatalf("only %d range metric cases in the corpus", len(out))
+		t.Fatalf("only %d such cases in the corpus", len(out))
 	}
 	return out
 }

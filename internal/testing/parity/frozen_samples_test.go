@@ -33,35 +33,34 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := distinctQueries(rangeMetricCases(t, cases))
+	queries := distinctQueries(corpusCases(t, cases, isRangeMetric))
+	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
+		indexedBefore := metric.IndexedAnswers.Load()
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, movingWindow)
+		hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
+		indexed := metric.IndexedAnswers.Load() - indexedBefore
+		t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored; the stream index answered %d range aggregations", asked, len(queries), hits, stored, indexed)
+		// Most corpus queries VictoriaLogs' buckets answer, which keep
+		// their path: about one ask in thirteen reaches kept samples.
+		if hits < float64(asked)/20 {
+			t.Errorf("kept samples served %v of %d requests: the check proves little", hits, asked)
+		}
+		if soleWriter == "on" && indexed < int64(asked)/20 {
+			t.Errorf("the stream index answered %d range aggregations of %d requests: the check proves little", indexed, asked)
+		}
+	})
+}
+
+// eachMovingBackend runs check on the embedded engine with vloki the
+// sole writer and on a victoria-logs process without it.
+func eachMovingBackend(t *testing.T, check func(t *testing.T, b vltest.Backend, soleWriter string)) {
 	emb, err := vltest.Embedded()
 	if err != nil {
 		t.Fatal(err)
 	}
 	newest := vltest.Releases[len(vltest.Releases)-1]
-	for _, m := range []struct {
-		name, soleWriter string
-		backend          func() vltest.Backend
-	}{
-		{"embedded-sole-writer", "on", func() vltest.Backend { return vltest.Backend{Name: "embedded", Client: emb} }},
-		{"external-not-sole-writer", "off", func() vltest.Backend { return vltest.External(t, newest) }},
-	} {
-		t.Run(m.name, func(t *testing.T) {
-			indexedBefore := metric.IndexedAnswers.Load()
-			cached, asked := checkMovingWindows(t, m.backend(), m.soleWriter, queries, movingWindow)
-			hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
-			indexed := metric.IndexedAnswers.Load() - indexedBefore
-			t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored; the stream index answered %d range aggregations", asked, len(queries), hits, stored, indexed)
-			// Most corpus queries VictoriaLogs' buckets answer, which keep
-			// their path: about one ask in thirteen reaches kept samples.
-			if hits < float64(asked)/20 {
-				t.Errorf("kept samples served %v of %d requests: the check proves little", hits, asked)
-			}
-			if m.soleWriter == "on" && indexed < int64(asked)/20 {
-				t.Errorf("the stream index answered %d range aggregations of %d requests: the check proves little", indexed, asked)
-			}
-		})
-	}
+	t.Run("embedded-sole-writer", func(t *testing.T) { check(t, vltest.Backend{Name: "embedded", Client: emb}, "on") })
+	t.Run("external-not-sole-writer", func(t *testing.T) { check(t, vltest.External(t, newest), "off") })
 }
 
 // TestRecentLogsMovingWindows asks every log query of the corpus over
@@ -77,47 +76,25 @@ func TestRecentLogsMovingWindows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := distinctQueries(rangeLogCases(t, cases))
-	emb, err := vltest.Embedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	newest := vltest.Releases[len(vltest.Releases)-1]
-	for _, m := range []struct {
-		name, soleWriter string
-		backend          func() vltest.Backend
-	}{
-		{"embedded-sole-writer", "on", func() vltest.Backend { return vltest.Backend{Name: "embedded", Client: emb} }},
-		{"external-not-sole-writer", "off", func() vltest.Backend { return vltest.External(t, newest) }},
-	} {
-		t.Run(m.name, func(t *testing.T) {
-			cached, asked := checkMovingWindows(t, m.backend(), m.soleWriter, queries, refreshingWindow)
-			hits := metricValue(t, cached, "vloki_recent_logs_hits_total")
-			t.Logf("%d windows asked of %d log queries; %v answered from kept spans", asked, len(queries), hits)
-			if hits < float64(asked)/20 {
-				t.Errorf("kept spans served %v of %d requests: the check proves little", hits, asked)
-			}
-		})
-	}
+	queries := distinctQueries(corpusCases(t, cases, isRangeLog))
+	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingWindow)
+		hits := metricValue(t, cached, "vloki_recent_logs_hits_total")
+		t.Logf("%d windows asked of %d log queries; %v answered from kept spans", asked, len(queries), hits)
+		if hits < float64(asked)/20 {
+			t.Errorf("kept spans served %v of %d requests: the check proves little", hits, asked)
+		}
+	})
 }
 
-// rangeLogCases are the corpus's log queries asked of query_range.
-func rangeLogCases(t *testing.T, cases []Case) []Case {
-	var out []Case
-	for _, c := range cases {
-		if c.Endpoint != "/loki/api/v1/query_range" {
-			continue
-		}
-		if e, err := logql.ParseExpr(c.Params["query"]); err == nil {
-			if _, ok := e.(logql.LogSelectorExpr); ok {
-				out = append(out, c)
-			}
-		}
+// isRangeLog: a log query asked of query_range.
+func isRangeLog(c Case) bool {
+	if c.Endpoint != "/loki/api/v1/query_range" {
+		return false
 	}
-	if len(out) < 100 {
-		t.Fatalf("only %d range log cases in the corpus", len(out))
-	}
-	return out
+	e, err := logql.ParseExpr(c.Params["query"])
+	_, ok := e.(logql.LogSelectorExpr)
+	return err == nil && ok
 }
 
 // refreshingWindow is q over a window as a refreshing panel asks it: its
