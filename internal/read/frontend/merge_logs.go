@@ -22,28 +22,60 @@ const lokiSplit = int64(3600e9)
 
 // answerLogs answers a planned log query as Loki's frontend does.
 func answerLogs(ctx context.Context, run *engine.LogRun) (*logs.Result, error) {
+	a, err := answerWalked(ctx, run)
+	if err != nil {
+		return nil, err
+	}
+	return a.res, nil
+}
+
+// logAnswer is a log query's answer and, when one querier walk over the
+// whole range gave it, that walk (nil after the frontend's merge).
+type logAnswer struct {
+	res    *logs.Result
+	walked *logs.Walked
+	// cut is the walk's CutsTie once asked.
+	cut *bool
+}
+
+// tieFree reports that the answer's limit cut no timestamp: it holds
+// every entry at its oldest (backward) timestamp.
+func (a logAnswer) tieFree(ctx context.Context) (bool, error) {
+	if a.walked == nil {
+		return false, nil
+	}
+	if a.cut != nil {
+		return !*a.cut, nil
+	}
+	cut, err := a.walked.CutsTie(ctx)
+	return !cut, err
+}
+
+func answerWalked(ctx context.Context, run *engine.LogRun) (logAnswer, error) {
 	req := run.Request()
 	parts := logSplits(req.Start, req.End, req.Direction)
 	if req.IntervalNs > 0 && len(parts) > 1 {
 		// Each of Loki's hourly sub-queries applies the interval afresh.
-		return splitMerge(ctx, run)
+		res, err := splitMerge(ctx, run)
+		return logAnswer{res: res}, err
 	}
 	res, walked, err := run.Whole(ctx)
 	if err != nil {
-		return nil, err
+		return logAnswer{}, err
 	}
 	if len(parts) == 1 {
 		accumulate(res.Streams, req.Direction)
-		return res, nil
+		return logAnswer{res: res, walked: walked}, nil
 	}
 	cut, err := walked.CutsTie(ctx)
 	if err != nil {
-		return nil, err
+		return logAnswer{}, err
 	}
 	if cut || sharesTimestamps(res.Streams) {
-		return splitMerge(ctx, run)
+		res, err := splitMerge(ctx, run)
+		return logAnswer{res: res}, err
 	}
-	return res, nil
+	return logAnswer{res: res, walked: walked, cut: &cut}, nil
 }
 
 // accumulate reorders each stream of one querier answer as the frontend's

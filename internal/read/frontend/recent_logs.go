@@ -163,13 +163,14 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text stri
 			return res, nil
 		}
 	}
-	res, err := answerLogs(ctx, run)
-	if err == nil {
-		if span := spanOf(res, req); span != nil {
-			keepSpan(store, key, span, frozen)
-		}
+	a, err := answerWalked(ctx, run)
+	if err != nil {
+		return nil, err
 	}
-	return res, err
+	if span, err := spanOf(ctx, a, req); err == nil && span != nil {
+		keepSpan(store, key, span, frozen)
+	}
+	return a.res, nil
 }
 
 // nearRetention: rows from start on may be deleted by the storage's
@@ -215,23 +216,47 @@ func keepSpan(store *RecentLogs, key string, s *recentSpan, frozen *metric.Froze
 }
 
 // spanOf is the span an answer covers completely, nil when entries of
-// one stream share a timestamp (the frontend's merge orders those).
-func spanOf(res *logs.Result, req logs.Request) *recentSpan {
-	if sharesTimestamps(res.Streams) {
-		return nil
+// one stream share a timestamp (the frontend's merge orders those) or
+// the frontend merged it.
+func spanOf(ctx context.Context, a logAnswer, req logs.Request) (*recentSpan, error) {
+	if a.walked == nil || sharesTimestamps(a.res.Streams) {
+		return nil, nil
 	}
+	whole := true
+	if a.res.Stats.EntriesReturned >= req.Limit || entryCount(a.res.Streams) >= req.Limit {
+		var err error
+		if whole, err = a.tieFree(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return answerSpan(a.res, req, whole), nil
+}
+
+// answerSpan is the span of an answer without ties inside a stream: its
+// whole range under the limit; at the limit everything from its oldest
+// entry on when the limit cut no timestamp (whole), else what is newer.
+func answerSpan(res *logs.Result, req logs.Request, whole bool) *recentSpan {
 	entries := flatten(res.Streams)
 	s := &recentSpan{lo: req.Start, hi: req.End, entries: entries}
 	if len(entries) >= req.Limit {
-		// Entries at the oldest timestamp may have been left out.
-		s.lo = entries[len(entries)-1].e.TimestampNs + 1
-		s = s.cut(s.lo, s.hi)
-		if s == nil {
+		s.lo = entries[len(entries)-1].e.TimestampNs
+		if !whole {
+			s.lo++
+		}
+		if s = s.cut(s.lo, s.hi); s == nil {
 			return nil
 		}
 	}
 	s.bytes = s.size()
 	return s
+}
+
+func entryCount(streams []lokidata.Stream) int {
+	n := 0
+	for _, s := range streams {
+		n += len(s.Entries)
+	}
+	return n
 }
 
 // flatten lists an answer's entries newest first (streams in label order

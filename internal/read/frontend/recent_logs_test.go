@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"context"
 	"testing"
 
 	"github.com/vloki/vloki/internal/lokidata"
@@ -19,23 +20,27 @@ func streamAt(labels string, ts ...int64) lokidata.Stream {
 // what is newer than its oldest entry (entries sharing it may be missing).
 func TestSpanOfAnswer(t *testing.T) {
 	res := &logs.Result{Streams: []lokidata.Stream{streamAt("a", 90, 50), streamAt("b", 70)}}
-	s := spanOf(res, logs.Request{Start: 10, End: 100, Limit: 5})
+	s := answerSpan(res, logs.Request{Start: 10, End: 100, Limit: 5}, false)
 	if s.lo != 10 || s.hi != 100 || len(s.entries) != 3 {
 		t.Fatalf("under the limit: [%d, %d) with %d entries", s.lo, s.hi, len(s.entries))
 	}
-	s = spanOf(res, logs.Request{Start: 10, End: 100, Limit: 3})
+	s = answerSpan(res, logs.Request{Start: 10, End: 100, Limit: 3}, false)
 	if s.lo != 51 || len(s.entries) != 2 || s.entries[0].e.TimestampNs != 90 || s.entries[1].e.TimestampNs != 70 {
-		t.Fatalf("at the limit: [%d, %d) with %v", s.lo, s.hi, s.entries)
+		t.Fatalf("at the limit, a tie cut: [%d, %d) with %v", s.lo, s.hi, s.entries)
+	}
+	s = answerSpan(res, logs.Request{Start: 10, End: 100, Limit: 3}, true)
+	if s.lo != 50 || len(s.entries) != 3 {
+		t.Fatalf("at the limit, no tie cut: [%d, %d) with %v", s.lo, s.hi, s.entries)
 	}
 	tied := &logs.Result{Streams: []lokidata.Stream{streamAt("a", 90, 90)}}
-	if spanOf(tied, logs.Request{Start: 10, End: 100, Limit: 5}) != nil {
-		t.Fatal("a stream with two entries at one timestamp was kept")
+	if s, _ := spanOf(context.Background(), logAnswer{res: tied}, logs.Request{Start: 10, End: 100, Limit: 5}); s != nil {
+		t.Fatal("a merged answer was kept")
 	}
 }
 
 func TestSpanCutKeepsItsInterval(t *testing.T) {
 	res := &logs.Result{Streams: []lokidata.Stream{streamAt("a", 90, 50, 20)}}
-	s := spanOf(res, logs.Request{Start: 10, End: 100, Limit: 10})
+	s := answerSpan(res, logs.Request{Start: 10, End: 100, Limit: 10}, true)
 	c := s.cut(30, 90)
 	if c.lo != 30 || c.hi != 90 || len(c.entries) != 1 || c.entries[0].e.TimestampNs != 50 {
 		t.Fatalf("cut [30, 90): [%d, %d) %v", c.lo, c.hi, c.entries)
