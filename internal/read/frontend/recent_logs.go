@@ -64,7 +64,7 @@ func (s *recentSpan) cut(lo, hi int64) *recentSpan {
 	}
 	// Newest first: entries at hi or later come first.
 	a := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < hi })
-	b := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < lo })
+	b := a + s.count(lo, hi)
 	out := &recentSpan{lo: lo, hi: hi, seq: s.seq, entries: s.entries[a:b:b]}
 	out.bytes = out.size()
 	return out
@@ -150,7 +150,7 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text stri
 	}
 	key := frozen.Prefix + "\x00" + text + "\x00" + boolKey(req.Categorize, req.KeepParsed)
 	kept := validSpan(store.get(key), frozen)
-	if kept != nil && kept.lo <= req.End && req.Start < kept.hi {
+	if kept != nil && kept.lo <= req.End && req.Start < kept.hi && kept.completes(req) {
 		res, span, ok, err := answerFromSpan(ctx, run, kept)
 		if err != nil {
 			return nil, err
@@ -271,6 +271,25 @@ func flatten(streams []lokidata.Stream) []recentEntry {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].e.TimestampNs > out[j].e.TimestampNs })
 	return out
+}
+
+// completes reports that the span can complete a request's answer
+// whatever is newer: it reaches back to the request's start, or holds at
+// least the limit of entries inside the request's range. Otherwise the
+// storage path answers at once rather than after a read of the newer
+// part that may not suffice.
+func (s *recentSpan) completes(req logs.Request) bool {
+	if req.Start >= s.lo {
+		return true
+	}
+	return s.count(req.Start, req.End) >= req.Limit
+}
+
+// count is how many of the span's entries have timestamps in [lo, hi).
+func (s *recentSpan) count(lo, hi int64) int {
+	a := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < hi })
+	b := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < lo })
+	return b - a
 }
 
 // answerFromSpan answers the query from the kept span and a storage read
