@@ -48,7 +48,7 @@ const spanReach = 2
 // per timestamp instead of the lines: filling them from rows cost too much
 // (an earlier version: compute over shifted windows fell from 96 to 3
 // req/s).
-func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch seriesFetch) ([]*rangeSeries, bool, error) {
+func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch seriesFetch, maxSamples int) ([]*rangeSeries, bool, error) {
 	f := ev.req.Frozen
 	if f == nil || f.Store == nil || ev.req.Step <= 0 || len(ev.steps) == 0 || m.Range <= 0 || m.Log.Foreign != nil ||
 		ev.readBatches(m, sparseRowsRatio) != nil {
@@ -98,10 +98,22 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch s
 	if used != nil {
 		f.Store.Hit()
 	}
-	if read {
+	switch {
+	case maxSamples > 0 && samplesIn(series) > maxSamples:
+		f.Store.Refuse(key) // cheaper from the storage's buckets
+	case read:
 		f.keep(key, valid, series, lo, hi)
 	}
 	return series, true, nil
+}
+
+// samplesIn counts the series' samples.
+func samplesIn(series []*rangeSeries) int {
+	n := 0
+	for _, s := range series {
+		n += len(s.ts)
+	}
+	return n
 }
 
 // seriesFetch reads an input's series over time filters: its rows

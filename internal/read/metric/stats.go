@@ -14,6 +14,13 @@ import (
 	"github.com/vloki/vloki/internal/storage/schema"
 )
 
+// maxTimeStatsSamples bounds the samples a bucket-answered sum keeps in
+// the frozen samples store: past it, evaluating its windows in memory and
+// reading its newer part per timestamp costs more than VictoriaLogs'
+// buckets over the whole span (issue 28's load runs: long ranges on an
+// external VictoriaLogs fell to a fifth of their cold throughput).
+const maxTimeStatsSamples = 50_000
+
 // maxBucketsPerWindow bounds the buckets summed for one step.
 const maxBucketsPerWindow = 256
 
@@ -37,7 +44,7 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 	}
 	if under != m.Range && !m.LinesOnly {
 		// Per-group samples: kept ones for the frozen part of the span.
-		series, ok, err := ev.frozenSeries(ctx, under, ev.timeStats(m.By, groupLabels))
+		series, ok, err := ev.frozenSeries(ctx, under, ev.timeStats(m.By, groupLabels), maxTimeStatsSamples)
 		if err != nil {
 			return value{}, err
 		}

@@ -74,10 +74,7 @@ func (s *Store) Put(key string, e *Entry) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if n > s.MaxEntryBytes() {
-		if len(s.tooBig) >= seenLimit {
-			clear(s.tooBig)
-		}
-		s.tooBig[key] = true
+		s.refuseLocked(key)
 		return false
 	}
 	if el, ok := s.items[key]; ok {
@@ -111,6 +108,24 @@ func (s *Store) Seen(key, grid string) bool {
 	}
 	s.seen[key] = grid
 	return ok && before != grid
+}
+
+// Refuse marks an input not to be filled again (too large to be worth
+// keeping), dropping what is kept under it.
+func (s *Store) Refuse(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if el, ok := s.items[key]; ok {
+		s.remove(el)
+	}
+	s.refuseLocked(key)
+}
+
+func (s *Store) refuseLocked(key string) {
+	if len(s.tooBig) >= seenLimit {
+		clear(s.tooBig)
+	}
+	s.tooBig[key] = true
 }
 
 // TooBig reports an input whose entry was too large to keep (the set
