@@ -48,7 +48,7 @@ const spanReach = 2
 // per timestamp instead of the lines: filling them from rows cost too much
 // (an earlier version: compute over shifted windows fell from 96 to 3
 // req/s).
-func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch seriesFetch, maxSamples int) ([]*rangeSeries, bool, error) {
+func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch seriesFetch) ([]*rangeSeries, bool, error) {
 	f := ev.req.Frozen
 	if f == nil || f.Store == nil || ev.req.Step <= 0 || len(ev.steps) == 0 || m.Range <= 0 || m.Log.Foreign != nil ||
 		ev.readBatches(m, sparseRowsRatio) != nil {
@@ -88,7 +88,10 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch s
 	held := ev.mem.used
 	series, read, err := ev.joinFrozen(ctx, m, fetch, used, lo, hi)
 	var limit *LimitError
-	if errors.As(err, &limit) {
+	if errors.As(err, &limit) || errors.Is(err, errTooManySamples) {
+		if errors.Is(err, errTooManySamples) {
+			f.Store.Refuse(key) // cheaper from the storage's buckets
+		}
 		ev.mem.used = held
 		return nil, false, nil
 	}
@@ -98,23 +101,15 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch s
 	if used != nil {
 		f.Store.Hit()
 	}
-	switch {
-	case maxSamples > 0 && samplesIn(series) > maxSamples:
-		f.Store.Refuse(key) // cheaper from the storage's buckets
-	case read:
+	if read {
 		f.keep(key, valid, series, lo, hi)
 	}
 	return series, true, nil
 }
 
-// samplesIn counts the series' samples.
-func samplesIn(series []*rangeSeries) int {
-	n := 0
-	for _, s := range series {
-		n += len(s.ts)
-	}
-	return n
-}
+// errTooManySamples stops a fetch whose input holds more samples than
+// are worth keeping (timeStats).
+var errTooManySamples = errors.New("more samples than the store keeps for this input")
 
 // seriesFetch reads an input's series over time filters: its rows
 // (fetchSeries), or counts per exact timestamp (timeStats).

@@ -40,7 +40,7 @@ func (ev *evaluator) rangeAgg(ctx context.Context, m *plan.RangeAgg) (value, err
 			return v, err
 		}
 	}
-	series, ok, err := ev.frozenSeries(ctx, m, ev.fetchSeries, 0)
+	series, ok, err := ev.frozenSeries(ctx, m, ev.fetchSeries)
 	if err != nil {
 		return value{}, err
 	}

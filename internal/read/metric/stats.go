@@ -14,11 +14,11 @@ import (
 	"github.com/vloki/vloki/internal/storage/schema"
 )
 
-// maxTimeStatsSamples bounds the samples a bucket-answered sum keeps in
-// the frozen samples store: past it, evaluating its windows in memory and
-// reading its newer part per timestamp costs more than VictoriaLogs'
-// buckets over the whole span (issue 28's load runs: long ranges on an
-// external VictoriaLogs fell to a fifth of their cold throughput).
+// maxTimeStatsSamples bounds the samples a bucket-answered sum reads for
+// the frozen samples store: past it, reading them per timestamp and
+// evaluating the windows in memory costs more than VictoriaLogs' buckets
+// over the whole span, so the fetch stops and the input keeps its bucket
+// path (the store remembers it).
 const maxTimeStatsSamples = 50_000
 
 // maxBucketsPerWindow bounds the buckets summed for one step.
@@ -44,7 +44,7 @@ func (ev *evaluator) sumOfRange(ctx context.Context, m *plan.SumOfRange) (value,
 	}
 	if under != m.Range && !m.LinesOnly {
 		// Per-group samples: kept ones for the frozen part of the span.
-		series, ok, err := ev.frozenSeries(ctx, under, ev.timeStats(m.By, groupLabels), maxTimeStatsSamples)
+		series, ok, err := ev.frozenSeries(ctx, under, ev.timeStats(m.By, groupLabels))
 		if err != nil {
 			return value{}, err
 		}

@@ -23,7 +23,14 @@ func (ev *evaluator) timeStats(by []string, labelsOf func(*backend.Row) (lokidat
 	return func(ctx context.Context, m *plan.RangeAgg, times []logsql.Filter) ([]*rangeSeries, error) {
 		pipes := []logsql.Pipe{logsql.BucketStats{ExactTime: true, By: by, Lines: schema.LineBytesPipe, NoBytes: !m.Op.LineBytes()}}
 		index := map[string]*rangeSeries{}
-		err := ev.queryTimes(ctx, m.Log, times, pipes, ev.timeStatsRow(m, labelsOf, index))
+		read := int64(0)
+		row := ev.timeStatsRow(m, labelsOf, index)
+		err := ev.queryTimes(ctx, m.Log, times, pipes, func(r *backend.Row) error {
+			if read++; read > maxTimeStatsSamples {
+				return errTooManySamples
+			}
+			return row(r)
+		})
 		if err != nil {
 			return nil, err
 		}
