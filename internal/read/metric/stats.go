@@ -19,7 +19,7 @@ import (
 // evaluating the windows in memory costs more than VictoriaLogs' buckets
 // over the whole span, so the fetch stops and the input keeps its bucket
 // path (the store remembers it).
-const maxTimeStatsSamples = 50_000
+const maxTimeStatsSamples = 20_000
 
 // maxBucketsPerWindow bounds the buckets summed for one step.
 const maxBucketsPerWindow = 256
