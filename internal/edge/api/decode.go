@@ -27,7 +27,7 @@ func (s *Server) decodeRange(e edge) (*loghttp.RangeQuery, loghttp.Identity, err
 	q, err := loghttp.ParseRangeQuery(e.form, e.now)
 	if err == nil {
 		q.Expr, err = logql.ParseExpr(q.Query)
-		if sel, ok := unbuiltLogQuery(q.Query, err, e.headers.Flags); ok {
+		if sel, ok := unbuiltLogQuery(err, e.headers.Flags); ok {
 			q.Expr, q.Unbuilt, err = sel, true, nil
 		}
 	}
@@ -49,13 +49,10 @@ func (s *Server) decodeRange(e edge) (*loghttp.RangeQuery, loghttp.Identity, err
 // stages in its ingesters, and the iterator that categorizes labels drops
 // the error of the iterator it wraps: Loki answers 200 with no streams,
 // after every check its frontend makes.
-func unbuiltLogQuery(query string, err error, flags loghttp.Flags) (logql.Expr, bool) {
-	if !logql.StageUnbuilt(err) || !flags.Categorize() {
-		return nil, false
-	}
-	lenient, lerr := logql.ParseForFormat(query)
-	sel, ok := lenient.(logql.LogSelectorExpr)
-	if lerr != nil || !ok {
+func unbuiltLogQuery(err error, flags loghttp.Flags) (logql.Expr, bool) {
+	e, unbuilt := logql.StageUnbuilt(err)
+	sel, isLog := e.(logql.LogSelectorExpr)
+	if !unbuilt || !isLog || !flags.Categorize() {
 		return nil, false
 	}
 	return &logql.MatchersExpr{Mts: sel.Matchers()}, true

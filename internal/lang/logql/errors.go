@@ -7,15 +7,20 @@ import "fmt"
 type ParseError struct {
 	Msg       string
 	Line, Col int
-	// Unbuilt: a stage of the query failed to build (firstStageError),
-	// which Loki discovers in its queriers and ingesters, not its parser.
-	Unbuilt bool
+	// Unbuilt, when set, is the parsed query one of whose stages failed
+	// to build (firstStageError), which Loki discovers in its queriers
+	// and ingesters, not its parser.
+	Unbuilt Expr
 }
 
-// StageUnbuilt reports whether err is a stage that failed to build.
-func StageUnbuilt(err error) bool {
+// StageUnbuilt returns the parsed query when err is a stage that failed
+// to build.
+func StageUnbuilt(err error) (Expr, bool) {
 	pe, ok := err.(*ParseError)
-	return ok && pe.Unbuilt
+	if !ok || pe.Unbuilt == nil {
+		return nil, false
+	}
+	return pe.Unbuilt, true
 }
 
 func (e *ParseError) Error() string {

@@ -46,7 +46,7 @@ func firstStageError(e Expr, failed []stageFailure) error {
 			// Loki builds combined line filters from the last one back.
 			for i := len(group) - 1; i >= 0; i-- {
 				if msg := why(group[i]); msg != "" {
-					return &ParseError{Msg: "stage '" + groupString(group) + "' : " + msg, Unbuilt: true}
+					return &ParseError{Msg: "stage '" + groupString(group) + "' : " + msg, Unbuilt: e}
 				}
 			}
 		}
