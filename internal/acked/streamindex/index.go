@@ -103,7 +103,7 @@ type tenantIndex struct {
 type stream struct {
 	labels   lokidata.Labels
 	min, max int64
-	lines    []lineBytes
+	lines    []Line
 	// metadata are the structured metadata names of the entries in lines
 	// (sorted): a series of this stream may carry them as labels;
 	// metaSets the distinct metadata label sets its lines point to.

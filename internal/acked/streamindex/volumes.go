@@ -12,14 +12,15 @@ import (
 	"github.com/vloki/vloki/internal/lokidata"
 )
 
-// lineBytes is one acknowledged entry's time, line length and
-// structured metadata (an index into its stream's metaSets, 0: none):
-// volumes over the ranges the index covers are summed from these, as Loki
-// sums its ingesters' chunks in memory, and counts per series from them.
-type lineBytes struct {
-	ts   int64
-	n    int32
-	meta uint32
+// Line is one acknowledged entry's time, line length and structured
+// metadata (Meta: an index into its stream's metadata sets, 0 none,
+// UnknownMeta one not kept): volumes over the ranges the index covers are
+// summed from these, as Loki sums its ingesters' chunks in memory, and
+// counts per series from them.
+type Line struct {
+	TS    int64
+	Bytes int32
+	Meta  uint32
 }
 
 // maxMetaSets bounds the distinct metadata sets a stream keeps; past it
@@ -32,13 +33,13 @@ const unknownMeta = math.MaxUint32
 // addLine keeps the stream's lines in time order (late entries are
 // inserted in place).
 func (st *stream) addLine(ts, n int64, md lokidata.Labels) {
-	l := lineBytes{ts: ts, n: int32(min(n, math.MaxInt32)), meta: st.metaSet(md)}
+	l := Line{TS: ts, Bytes: int32(min(n, math.MaxInt32)), Meta: st.metaSet(md)}
 	k := len(st.lines)
-	if k == 0 || st.lines[k-1].ts <= ts {
+	if k == 0 || st.lines[k-1].TS <= ts {
 		st.lines = append(st.lines, l)
 		return
 	}
-	i := sort.Search(k, func(i int) bool { return st.lines[i].ts > ts })
+	i := sort.Search(k, func(i int) bool { return st.lines[i].TS > ts })
 	st.lines = slices.Insert(st.lines, i, l)
 }
 
@@ -104,7 +105,7 @@ func (ix *Index) trimLinesLocked() {
 		for _, tn := range ix.tenants {
 			for _, st := range tn.streams {
 				if len(st.lines) > 0 {
-					oldest, newest = min(oldest, st.lines[0].ts), max(newest, st.lines[len(st.lines)-1].ts)
+					oldest, newest = min(oldest, st.lines[0].TS), max(newest, st.lines[len(st.lines)-1].TS)
 				}
 			}
 		}
@@ -112,7 +113,7 @@ func (ix *Index) trimLinesLocked() {
 		for _, tn := range ix.tenants {
 			tn.linesFrom = max(tn.linesFrom, cut)
 			for _, st := range tn.streams {
-				i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].ts >= cut })
+				i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].TS >= cut })
 				if i > 0 {
 					st.lines = slices.Clone(st.lines[i:])
 					ix.lines -= i
@@ -136,15 +137,14 @@ type Entries struct {
 	// Metadata are the structured metadata names its entries carried
 	// (sorted; kept since the tenant's lines were last trimmed).
 	Metadata []string
-	// Times and Bytes are the entries' times (in order) and line lengths;
-	// Meta each entry's metadata set: 0 none, i the labels MetaSets[i-1]
-	// (sorted), UnknownMeta one not kept.
-	Times, Bytes []int64
-	Meta         []uint32
-	MetaSets     []lokidata.Labels
+	// Lines are the entries, in time order (the index's own: read only,
+	// during the call); MetaSets the metadata sets their Meta point to
+	// (Line.Meta i: MetaSets[i-1], sorted).
+	Lines    []Line
+	MetaSets []lokidata.Labels
 }
 
-// UnknownMeta is Entries.Meta of an entry whose metadata set the index
+// UnknownMeta is Line.Meta of an entry whose metadata set the index
 // did not keep (a stream with more than 64 distinct sets).
 const UnknownMeta = unknownMeta
 
@@ -152,19 +152,16 @@ const UnknownMeta = unknownMeta
 // entries in [start, end] (Unix ns, inclusive) when the index holds them
 // all; ok is false when the storage must answer.
 func (ix *Index) Indexed(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, fn func(Entries)) (ok bool, err error) {
-	var times, sizes []int64
-	var meta []uint32
 	return ix.eachStream(ctx, t, ms, start, end, func(st *stream) {
-		times, sizes, meta = times[:0], sizes[:0], meta[:0]
-		i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].ts >= start })
-		for _, l := range st.lines[i:] {
-			if l.ts > end {
-				break
-			}
-			times, sizes, meta = append(times, l.ts), append(sizes, int64(l.n)), append(meta, l.meta)
-		}
-		fn(Entries{Labels: st.labels, Metadata: st.metadata, Times: times, Bytes: sizes, Meta: meta, MetaSets: st.metaSets})
+		fn(Entries{Labels: st.labels, Metadata: st.metadata, Lines: st.linesWithin(start, end), MetaSets: st.metaSets})
 	})
+}
+
+// linesWithin is the stream's lines with times in [start, end] (a view).
+func (st *stream) linesWithin(start, end int64) []Line {
+	i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].TS >= start })
+	j := sort.Search(len(st.lines), func(j int) bool { return st.lines[j].TS > end })
+	return st.lines[i:max(i, j):max(i, j)]
 }
 
 // eachStream calls fn with each of the tenant's streams matching ms that
@@ -197,9 +194,8 @@ func (ix *Index) eachStream(ctx context.Context, t tenant.ID, ms []*logql.Matche
 
 func (st *stream) linesIn(start, end int64) iter.Seq2[int64, int64] {
 	return func(yield func(int64, int64) bool) {
-		i := sort.Search(len(st.lines), func(i int) bool { return st.lines[i].ts >= start })
-		for _, l := range st.lines[i:] {
-			if l.ts > end || !yield(l.ts, int64(l.n)) {
+		for _, l := range st.linesWithin(start, end) {
+			if !yield(l.TS, int64(l.Bytes)) {
 				return
 			}
 		}

@@ -66,7 +66,7 @@ func (ev *evaluator) indexedWindows(ctx context.Context, m *plan.RangeAgg) (valu
 	sp := ev.span(m)
 	index := map[string]*indexedGroup{}
 	fits, held := true, ev.mem.used
-	add := func(labels lokidata.Labels, times, sizes []int64) {
+	add := func(labels lokidata.Labels, lines []streamindex.Line) {
 		key := labels.String()
 		g := index[key]
 		if g == nil {
@@ -77,16 +77,16 @@ func (ev *evaluator) indexedWindows(ctx context.Context, m *plan.RangeAgg) (valu
 			g = &indexedGroup{labels: labels, counts: make([]int64, len(ev.steps)), bytes: make([]int64, len(ev.steps))}
 			index[key] = g
 		}
-		ev.addWindows(m, g, times, sizes)
+		ev.addWindows(m, g, lines)
 	}
 	ok, err := ev.req.Indexed.Indexed(ctx, ev.t, m.Log.Selector, sp.lo, sp.hi, func(e streamindex.Entries) {
 		switch {
-		case !fits || len(e.Times) == 0:
+		case !fits || len(e.Lines) == 0:
 		case metadataUnseen(e.Metadata, groups, without, noLabels):
-			add(grouped(e.Labels), e.Times, e.Bytes)
+			add(grouped(e.Labels), e.Lines)
 		default:
-			fits = eachMetadataSet(e, func(md lokidata.Labels, times, sizes []int64) {
-				add(grouped(logrow.MergeLabels(e.Labels, md)), times, sizes)
+			fits = eachMetadataSet(e, func(md lokidata.Labels, lines []streamindex.Line) {
+				add(grouped(logrow.MergeLabels(e.Labels, md)), lines)
 			}) && fits
 		}
 	})
@@ -101,17 +101,17 @@ func (ev *evaluator) indexedWindows(ctx context.Context, m *plan.RangeAgg) (valu
 // eachMetadataSet calls fn with each metadata set of the stream's entries
 // and the entries carrying it, in time order; false when an entry's set
 // was not kept or holds an empty value (the storage answers).
-func eachMetadataSet(e streamindex.Entries, fn func(md lokidata.Labels, times, sizes []int64)) bool {
-	at := map[uint32][]int{}
+func eachMetadataSet(e streamindex.Entries, fn func(md lokidata.Labels, lines []streamindex.Line)) bool {
+	bySet := map[uint32][]streamindex.Line{}
 	var order []uint32
-	for i, id := range e.Meta {
-		if id == streamindex.UnknownMeta {
+	for _, l := range e.Lines {
+		if l.Meta == streamindex.UnknownMeta {
 			return false
 		}
-		if _, ok := at[id]; !ok {
-			order = append(order, id)
+		if _, ok := bySet[l.Meta]; !ok {
+			order = append(order, l.Meta)
 		}
-		at[id] = append(at[id], i)
+		bySet[l.Meta] = append(bySet[l.Meta], l)
 	}
 	for _, id := range order {
 		var md lokidata.Labels
@@ -123,28 +123,24 @@ func eachMetadataSet(e streamindex.Entries, fn func(md lokidata.Labels, times, s
 				}
 			}
 		}
-		idx := at[id]
-		times, sizes := make([]int64, len(idx)), make([]int64, len(idx))
-		for k, i := range idx {
-			times[k], sizes[k] = e.Times[i], e.Bytes[i]
-		}
-		fn(md, times, sizes)
+		fn(md, bySet[id])
 	}
 	return true
 }
 
-// addWindows adds one stream's entries to the group's windows.
-func (ev *evaluator) addWindows(m *plan.RangeAgg, g *indexedGroup, times, sizes []int64) {
+// addWindows adds one stream's entries (in time order) to the group's
+// windows.
+func (ev *evaluator) addWindows(m *plan.RangeAgg, g *indexedGroup, lines []streamindex.Line) {
 	start, end := 0, 0
-	var inside int64 // bytes of times[start:end]
+	var inside int64 // bytes of lines[start:end]
 	for i, t := range ev.steps {
 		wlo, whi := t-m.Offset-m.Range, t-m.Offset
-		for end < len(times) && times[end] <= whi {
-			inside += sizes[end]
+		for end < len(lines) && lines[end].TS <= whi {
+			inside += int64(lines[end].Bytes)
 			end++
 		}
-		for start < end && times[start] <= wlo {
-			inside -= sizes[start]
+		for start < end && lines[start].TS <= wlo {
+			inside -= int64(lines[start].Bytes)
 			start++
 		}
 		g.counts[i] += int64(end - start)

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/vloki/vloki/internal/acked/streamindex"
+
 	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/read/plan"
 )
@@ -15,7 +17,11 @@ func TestIndexedWindowsAreOpenAtTheirStart(t *testing.T) {
 	m := &plan.RangeAgg{Op: logql.OpCountOverTime, Range: 20, Offset: 5}
 	g := &indexedGroup{counts: make([]int64, 3), bytes: make([]int64, 3)}
 	// windows: (75, 95], (85, 105], (95, 115]
-	ev.addWindows(m, g, []int64{75, 80, 95, 96, 105, 115, 116}, []int64{1, 2, 4, 8, 16, 32, 64})
+	var lines []streamindex.Line
+	for i, ts := range []int64{75, 80, 95, 96, 105, 115, 116} {
+		lines = append(lines, streamindex.Line{TS: ts, Bytes: 1 << i})
+	}
+	ev.addWindows(m, g, lines)
 	if want := []int64{2, 3, 3}; !slices.Equal(g.counts, want) {
 		t.Errorf("counts %v, want %v", g.counts, want)
 	}
