@@ -38,7 +38,6 @@ type recentSpan struct {
 	lo, hi  int64
 	seq     uint64
 	entries []recentEntry
-	bytes   int64
 }
 
 func (s *recentSpan) size() int64 {
@@ -66,7 +65,6 @@ func (s *recentSpan) cut(lo, hi int64) *recentSpan {
 	a := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < hi })
 	b := a + s.count(lo, hi)
 	out := &recentSpan{lo: lo, hi: hi, seq: s.seq, entries: s.entries[a:b:b]}
-	out.bytes = out.size()
 	return out
 }
 
@@ -82,8 +80,9 @@ type RecentLogs struct {
 }
 
 type recentItem struct {
-	key  string
-	span *recentSpan
+	key   string
+	span  *recentSpan
+	bytes int64
 }
 
 // NewRecentLogs returns a store of at most maxBytes (one span at most
@@ -112,23 +111,24 @@ func (r *RecentLogs) get(key string) *recentSpan {
 }
 
 func (r *RecentLogs) put(key string, s *recentSpan) {
-	if s.bytes > r.max/8 {
+	n := s.size()
+	if n > r.max/8 {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if el, ok := r.at[key]; ok {
-		r.used -= el.Value.(*recentItem).span.bytes
+		r.used -= el.Value.(*recentItem).bytes
 		r.lru.Remove(el)
 	}
-	r.at[key] = r.lru.PushFront(&recentItem{key, s})
-	r.used += s.bytes
+	r.at[key] = r.lru.PushFront(&recentItem{key, s, n})
+	r.used += n
 	for r.used > r.max {
 		last := r.lru.Back()
 		it := last.Value.(*recentItem)
 		r.lru.Remove(last)
 		delete(r.at, it.key)
-		r.used -= it.span.bytes
+		r.used -= it.bytes
 	}
 }
 
@@ -247,7 +247,6 @@ func answerSpan(res *logs.Result, req logs.Request, whole bool) *recentSpan {
 			return nil
 		}
 	}
-	s.bytes = s.size()
 	return s
 }
 
@@ -343,7 +342,6 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan) (
 	}
 	// The read covered [kept.hi, End) completely (fewer than limit).
 	span := &recentSpan{lo: kept.lo, hi: req.End, entries: append(append([]recentEntry{}, newer...), kept.entries...)}
-	span.bytes = span.size()
 	return assemble(all, stats), span, true, nil
 }
 

@@ -59,7 +59,7 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch s
 		return nil, false, nil
 	}
 	key := f.Prefix + "\x00" + input
-	if f.Store.TooBig(key) {
+	if f.Store.Refused(key) {
 		return nil, false, nil
 	}
 	sp := ev.span(m)
@@ -88,14 +88,15 @@ func (ev *evaluator) frozenSeries(ctx context.Context, m *plan.RangeAgg, fetch s
 	held := ev.mem.used
 	series, read, err := ev.joinFrozen(ctx, m, fetch, used, lo, hi)
 	var limit *LimitError
-	if errors.As(err, &limit) || errors.Is(err, errTooManySamples) {
-		if errors.Is(err, errTooManySamples) {
-			f.Store.Refuse(key) // cheaper from the storage's buckets
-		}
+	switch {
+	case errors.Is(err, errTooManySamples):
+		f.Store.Refuse(key) // cheaper from the storage's buckets
 		ev.mem.used = held
 		return nil, false, nil
-	}
-	if err != nil {
+	case errors.As(err, &limit):
+		ev.mem.used = held
+		return nil, false, nil
+	case err != nil:
 		return nil, false, err
 	}
 	if used != nil {

@@ -32,9 +32,10 @@ type Store struct {
 	// filling are the inputs whose whole span a request is reading for
 	// the store now (Claim).
 	filling map[string]bool
-	// tooBig are inputs whose entry exceeded MaxEntryBytes: not filled
-	// again (their span would be read for nothing).
-	tooBig map[string]bool
+	// refused are inputs not to fill again: their entry exceeded
+	// MaxEntryBytes, or their evaluation found them cheaper elsewhere
+	// (their span would be read for nothing).
+	refused map[string]bool
 
 	hits, fills, evictions atomic.Uint64
 }
@@ -48,7 +49,7 @@ type item struct {
 // NewStore returns a store holding at most maxBytes.
 func NewStore(maxBytes int64) *Store {
 	return &Store{max: maxBytes, order: list.New(), items: map[string]*list.Element{}, seen: map[string]string{},
-		filling: map[string]bool{}, tooBig: map[string]bool{}}
+		filling: map[string]bool{}, refused: map[string]bool{}}
 }
 
 // MaxEntryBytes is the most one entry (with its key) may take.
@@ -122,18 +123,19 @@ func (s *Store) Refuse(key string) {
 }
 
 func (s *Store) refuseLocked(key string) {
-	if len(s.tooBig) >= seenLimit {
-		clear(s.tooBig)
+	if len(s.refused) >= seenLimit {
+		clear(s.refused)
 	}
-	s.tooBig[key] = true
+	s.refused[key] = true
 }
 
-// TooBig reports an input whose entry was too large to keep (the set
-// starts over past seenLimit inputs, as Seen's).
-func (s *Store) TooBig(key string) bool {
+// Refused reports an input not to fill again (Put found it too large, or
+// Refuse was called; the set starts over past seenLimit inputs, as
+// Seen's).
+func (s *Store) Refused(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.tooBig[key]
+	return s.refused[key]
 }
 
 // Claim lets one request at a time read an input's span for the store:

@@ -137,7 +137,7 @@ func TestStoreRemembersInputsTooBigToKeep(t *testing.T) {
 	if s.Put("k", big) {
 		t.Fatal("an entry over an eighth of the store was kept")
 	}
-	if !s.TooBig("k") || s.TooBig("other") {
-		t.Fatal("TooBig does not tell the refused input")
+	if !s.Refused("k") || s.Refused("other") {
+		t.Fatal("Refused does not tell the input too large to keep")
 	}
 }
