@@ -4,6 +4,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -183,5 +184,20 @@ func TestStreamDayRunsMerge(t *testing.T) {
 	}
 	if got := st.dayList(); !slices.Equal(got, []int64{3, 4, 5, 6, 7, 9, 10, 12}) {
 		t.Fatalf("dayList %v", got)
+	}
+}
+
+func TestStreamMetadataSets(t *testing.T) {
+	st := &stream{}
+	a := lokidata.Labels{{Name: "trace", Value: "1"}, {Name: "detected_level", Value: "info"}}
+	b := lokidata.Labels{{Name: "detected_level", Value: "info"}, {Name: "trace", Value: "1"}}
+	if st.metaSet(nil) != 0 || st.metaSet(a) != 1 || st.metaSet(b) != 1 {
+		t.Fatalf("one set in two orders got sets %v", st.metaSets)
+	}
+	for i := 0; len(st.metaSets) < maxMetaSets; i++ {
+		st.metaSet(lokidata.Labels{{Name: "trace", Value: strconv.Itoa(i)}})
+	}
+	if got := st.metaSet(lokidata.Labels{{Name: "trace", Value: "new"}}); got != unknownMeta {
+		t.Fatalf("a set past the bound got %d", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/lang/logql"
@@ -50,7 +51,7 @@ func (st *stream) metaSet(md lokidata.Labels) uint32 {
 		return 0
 	}
 	for i, set := range st.metaSets {
-		if slices.Equal(set, md) {
+		if sameSet(set, md) {
 			return uint32(i + 1)
 		}
 	}
@@ -59,13 +60,23 @@ func (st *stream) metaSet(md lokidata.Labels) uint32 {
 	}
 	set := slices.Clone(md)
 	set.Sort()
-	for i, known := range st.metaSets {
-		if slices.Equal(known, set) {
-			return uint32(i + 1)
-		}
-	}
 	st.metaSets = append(st.metaSets, set)
 	return uint32(len(st.metaSets))
+}
+
+// sameSet reports that md (in any order, names distinct) holds the labels
+// of sorted, without allocating: a push compares every entry's metadata.
+func sameSet(sorted, md lokidata.Labels) bool {
+	if len(sorted) != len(md) {
+		return false
+	}
+	for _, l := range md {
+		i, found := slices.BinarySearchFunc(sorted, l.Name, func(x lokidata.Label, name string) int { return strings.Compare(x.Name, name) })
+		if !found || sorted[i].Value != l.Value {
+			return false
+		}
+	}
+	return true
 }
 
 // addMetadata notes the names of an entry's structured metadata.
