@@ -207,8 +207,8 @@ func validSpan(s *recentSpan, frozen *metric.Frozen) *recentSpan {
 
 // keepSpan stores the frozen part of a span read after frozen.Seq.
 func keepSpan(store *RecentLogs, key string, s *recentSpan, frozen *metric.Frozen) {
-	s = s.cut(s.lo, frozen.Before)
-	if s == nil || len(s.entries) == 0 {
+	// An empty span is kept too: it tells that its interval holds nothing.
+	if s = s.cut(s.lo, frozen.Before); s == nil {
 		return
 	}
 	s.seq = frozen.Seq
