@@ -125,6 +125,35 @@ func TestReportRatios(t *testing.T) {
 	}
 }
 
+// TestPerQueryLatencies: clients' per-query sums merge, and the report
+// shows each query's mean per target.
+func TestPerQueryLatencies(t *testing.T) {
+	a, b := newTally(), newTally()
+	answer := func(t *tally, query string, took time.Duration) {
+		t.add(testNow, took, 200, 1, nil)
+		t.addQuery(query, took)
+	}
+	answer(a, "labels", 10*time.Millisecond)
+	answer(b, "labels", 30*time.Millisecond)
+	answer(b, "series", 4*time.Millisecond)
+	all := newTally()
+	all.merge(a)
+	all.merge(b)
+	if q := all.perQuery["labels"]; q.Answers != 2 || q.Mean() != 20*time.Millisecond {
+		t.Fatalf("labels %+v", q)
+	}
+	r := &Report{Duration: time.Second, Steps: []Step{
+		{Workload: "small", Target: "vloki", Clients: 10, Queries: 2, PerQuery: all.perQuery},
+		{Workload: "small", Target: "base", Clients: 10, Queries: 2, PerQuery: map[string]QueryTime{"series": {Answers: 1, Total: time.Millisecond}}},
+	}}
+	md := r.Markdown()
+	for _, row := range []string{"| query | vloki | base |", "| labels | 20.0 ms |  |", "| series | 4.0 ms | 1.0 ms |"} {
+		if !strings.Contains(md, row) {
+			t.Fatalf("no %q in:\n%s", row, md)
+		}
+	}
+}
+
 // TestSamplerReadsThisProcess: CPU time and peak RSS of the test itself.
 func TestSamplerReadsThisProcess(t *testing.T) {
 	s := startSampler([]int{os.Getpid()})

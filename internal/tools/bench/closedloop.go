@@ -54,7 +54,9 @@ type clientConn struct {
 func (c *client) do(p *prepared, t *tally) {
 	sent := time.Now()
 	code, n, err := c.roundTrip(p)
-	t.add(sent, time.Since(sent), code, n, err)
+	took := time.Since(sent)
+	t.add(sent, took, code, n, err)
+	t.addQuery(p.query, took)
 }
 
 func (c *client) roundTrip(p *prepared) (code int, n uint64, err error) {

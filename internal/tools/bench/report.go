@@ -28,12 +28,14 @@ type Step struct {
 	MeanBytes  float64        `json:"mean_bytes"`
 	Usage      ProcUsage      `json:"usage"`
 	Errors     []string       `json:"errors,omitempty"`
+	// PerQuery: each workload query's answers and summed latency.
+	PerQuery map[string]QueryTime `json:"per_query,omitempty"`
 }
 
 func newStep(w Workload, tg Target, l Load, queries int, m *tally, u ProcUsage) Step {
 	s := Step{Workload: w.Name, Target: tg.Name, Clients: l.Clients, Rate: l.Rate, Queries: queries,
 		Requests: m.requests, Throughput: m.throughput(), P50: m.quantile(0.50), P90: m.quantile(0.90),
-		P99: m.quantile(0.99), Max: m.max, Codes: m.codes, MeanBytes: m.meanBytes(), Usage: u, Errors: m.errors}
+		P99: m.quantile(0.99), Max: m.max, Codes: m.codes, MeanBytes: m.meanBytes(), Usage: u, Errors: m.errors, PerQuery: m.perQuery}
 	if m.requests > 0 {
 		s.ErrorRate = 1 - float64(m.ok)/float64(m.requests)
 	}
@@ -77,6 +79,7 @@ func (r *Report) Markdown() string {
 	}
 	b.WriteString("\n")
 	writeVerdicts(&b, r.Verdicts)
+	writePerQuery(&b, r.groups())
 	return b.String()
 }
 
@@ -180,4 +183,42 @@ func mib(b int64) string {
 		return "—"
 	}
 	return fmt.Sprintf("%d MiB", b>>20)
+}
+
+// writePerQuery lists each query's mean latency per target, a table per
+// workload and load, so a slow workload shows which of its queries make
+// it slow.
+func writePerQuery(b *strings.Builder, groups []group) {
+	for _, g := range groups {
+		var names []string
+		seen := map[string]bool{}
+		for _, s := range g.steps {
+			for name := range s.PerQuery {
+				if !seen[name] {
+					seen[name] = true
+					names = append(names, name)
+				}
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		sort.Strings(names)
+		fmt.Fprintf(b, "\nMean latency per query, %s, %s:\n\n| query |", g.steps[0].Workload, g.steps[0].load())
+		for _, s := range g.steps {
+			fmt.Fprintf(b, " %s |", s.Target)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(g.steps)) + "\n")
+		for _, name := range names {
+			fmt.Fprintf(b, "| %s |", name)
+			for _, s := range g.steps {
+				if q, ok := s.PerQuery[name]; ok {
+					fmt.Fprintf(b, " %s |", ms(q.Mean()))
+				} else {
+					b.WriteString("  |")
+				}
+			}
+			b.WriteString("\n")
+		}
+	}
 }

@@ -44,6 +44,7 @@ type Load struct {
 // prepared is one request ready to send, built once per "now": raw
 // HTTP/1.1 bytes for the closed loop, a vegeta target for the open one.
 type prepared struct {
+	query  string // the workload query's name, for per-query latencies
 	addr   string
 	raw    []byte
 	target vegeta.Target
@@ -117,11 +118,16 @@ func oneRequest(tg Target, w Workload, win Window, bases []string, at time.Time,
 func prepareFor(tg Target, base string, q Query) *prepared {
 	switch {
 	case tg.Twins && q.Twin != nil:
-		return prepare(base, q.Twin.Path, q.Twin.Params, header(tg.Header, nil))
+		return named(q.Name, prepare(base, q.Twin.Path, q.Twin.Params, header(tg.Header, nil)))
 	case !tg.Twins && (q.Twin != nil || !tg.TwinQueriesOnly):
-		return prepare(base, q.Path, q.Params, header(tg.Header, q.Headers))
+		return named(q.Name, prepare(base, q.Path, q.Params, header(tg.Header, q.Headers)))
 	}
 	return nil
+}
+
+func named(query string, p *prepared) *prepared {
+	p.query = query
+	return p
 }
 
 // prepare builds a GET of base+path?params with h.

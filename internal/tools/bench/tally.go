@@ -24,6 +24,37 @@ type tally struct {
 	bins                [latencyBins]uint64
 	max                 time.Duration
 	first, last         time.Time
+	// perQuery: answers and their summed latency by workload query (the
+	// closed loop only; vegeta's results do not name the query).
+	perQuery map[string]QueryTime
+}
+
+// QueryTime is how many answers one workload query got and their summed
+// latency.
+type QueryTime struct {
+	Answers uint64        `json:"answers"`
+	Total   time.Duration `json:"total"`
+}
+
+// Mean is the query's mean latency.
+func (q QueryTime) Mean() time.Duration {
+	if q.Answers == 0 {
+		return 0
+	}
+	return q.Total / time.Duration(q.Answers)
+}
+
+func (t *tally) addQuery(name string, took time.Duration) {
+	if name == "" {
+		return
+	}
+	if t.perQuery == nil {
+		t.perQuery = map[string]QueryTime{}
+	}
+	q := t.perQuery[name]
+	q.Answers++
+	q.Total += took
+	t.perQuery[name] = q
 }
 
 // maxErrors is how many distinct error texts a tally keeps.
@@ -87,6 +118,15 @@ func (t *tally) merge(o *tally) {
 	}
 	for i, n := range o.bins {
 		t.bins[i] += n
+	}
+	for name, q := range o.perQuery {
+		if t.perQuery == nil {
+			t.perQuery = map[string]QueryTime{}
+		}
+		sum := t.perQuery[name]
+		sum.Answers += q.Answers
+		sum.Total += q.Total
+		t.perQuery[name] = sum
 	}
 	t.max = max(t.max, o.max)
 	if t.first.IsZero() || o.first.Before(t.first) {
