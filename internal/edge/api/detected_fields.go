@@ -10,8 +10,8 @@ import (
 )
 
 // detectedFields serves Drilldown's field list (querier.DetectedFields).
-func (s *Server) detectedFields(w http.ResponseWriter, ctx context.Context, t tenant.ID, q detectedRequest, _ frontend.ReadState) {
-	out, err := s.d.Querier.DetectedFields(ctx, t, q.DetectedFieldsQuery, q.Selector)
+func (s *Server) detectedFields(w http.ResponseWriter, ctx context.Context, t tenant.ID, q detectedRequest, st frontend.ReadState) {
+	out, err := s.d.Querier.DetectedFields(ctx, t, q.DetectedFieldsQuery, q.Selector, st)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -26,8 +26,8 @@ func (s *Server) detectedFields(w http.ResponseWriter, ctx context.Context, t te
 
 // detectedFieldValues serves detected_field/{name}/values: the distinct
 // values of one field (querier.DetectedFieldValues).
-func (s *Server) detectedFieldValues(w http.ResponseWriter, ctx context.Context, t tenant.ID, q detectedRequest, _ frontend.ReadState) {
-	out, err := s.d.Querier.DetectedFieldValues(ctx, t, q.DetectedFieldsQuery, q.Selector, q.Name)
+func (s *Server) detectedFieldValues(w http.ResponseWriter, ctx context.Context, t tenant.ID, q detectedRequest, st frontend.ReadState) {
+	out, err := s.d.Querier.DetectedFieldValues(ctx, t, q.DetectedFieldsQuery, q.Selector, q.Name, st)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -20,8 +20,9 @@ import (
 // everything newer than its oldest entry. The frozen part of that interval
 // (what FrozenSamples freezes for metric inputs: up to now with vloki the
 // sole writer, cut by later pushes; else before now minus the freshness
-// window) is kept per query, and a later request of the same query whose
-// range ends inside or after it reads from storage only what is newer,
+// window) is kept per query, merged with the query's other kept spans
+// (recent_set.go), and a later request of the same query whose range ends
+// inside or after one of them reads from storage only what is newer,
 // taking the rest from memory. Ties are left to the storage path, whose
 // frontend merge decides them (merge_logs.go).
 
@@ -68,8 +69,9 @@ func (s *recentSpan) cut(lo, hi int64) *recentSpan {
 	return out
 }
 
-// RecentLogs keeps the frozen spans of log queries' answers, least
-// recently used out first, within a byte bound.
+// RecentLogs keeps, per query, the frozen spans of its answers as a set
+// of disjoint intervals, least recently used query out first, within a
+// byte bound.
 type RecentLogs struct {
 	max int64
 	mu  sync.Mutex
@@ -81,12 +83,12 @@ type RecentLogs struct {
 
 type recentItem struct {
 	key   string
-	span  *recentSpan
+	set   recentSet
 	bytes int64
 }
 
-// NewRecentLogs returns a store of at most maxBytes (one span at most
-// an eighth of it).
+// NewRecentLogs returns a store of at most maxBytes (one query's spans
+// at most an eighth of it).
 func NewRecentLogs(maxBytes int64) *RecentLogs {
 	return &RecentLogs{max: maxBytes, lru: list.New(), at: map[string]*list.Element{}}
 }
@@ -96,10 +98,13 @@ func NewRecentLogs(maxBytes int64) *RecentLogs {
 func (r *RecentLogs) Usage() (bytes, spans, hits int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.used, int64(r.lru.Len()), r.hits
+	for el := r.lru.Front(); el != nil; el = el.Next() {
+		spans += int64(len(el.Value.(*recentItem).set))
+	}
+	return r.used, spans, r.hits
 }
 
-func (r *RecentLogs) get(key string) *recentSpan {
+func (r *RecentLogs) get(key string) recentSet {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	el, ok := r.at[key]
@@ -107,21 +112,32 @@ func (r *RecentLogs) get(key string) *recentSpan {
 		return nil
 	}
 	r.lru.MoveToFront(el)
-	return el.Value.(*recentItem).span
+	return el.Value.(*recentItem).set
 }
 
-func (r *RecentLogs) put(key string, s *recentSpan) {
-	n := s.size()
-	if n > r.max/8 {
-		return
-	}
+// add merges span s into key's set, dropping the set's oldest spans past
+// an eighth of the bound.
+func (r *RecentLogs) add(key string, s *recentSpan, frozen *metric.Frozen) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var set recentSet
 	if el, ok := r.at[key]; ok {
-		r.used -= el.Value.(*recentItem).bytes
+		it := el.Value.(*recentItem)
+		set = it.set
+		r.used -= it.bytes
 		r.lru.Remove(el)
+		delete(r.at, key)
 	}
-	r.at[key] = r.lru.PushFront(&recentItem{key, s, n})
+	set = set.valid(frozen).with(s)
+	n := set.size()
+	for n > r.max/8 && len(set) > 0 {
+		n -= set[0].size()
+		set = set[1:]
+	}
+	if len(set) == 0 {
+		return
+	}
+	r.at[key] = r.lru.PushFront(&recentItem{key, set, n})
 	r.used += n
 	for r.used > r.max {
 		last := r.lru.Back()
@@ -138,9 +154,9 @@ func (r *RecentLogs) hit() {
 	r.mu.Unlock()
 }
 
-// recentLogs answers a backward log query from its kept span and a read
-// of what is newer, or from storage as before (then keeping the answer's
-// frozen span); frozen says what may be kept (nil: nothing).
+// recentLogs answers a backward log query from its kept spans (and a read
+// of what is newer than them), or from storage as before, keeping the
+// answer's frozen span; frozen says what may be kept (nil: nothing).
 func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text string, frozen *metric.Frozen) (*logs.Result, error) {
 	req := run.Request()
 	store := f.cfg.RecentLogs
@@ -149,8 +165,7 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text stri
 		return answerLogs(ctx, run)
 	}
 	key := frozen.Prefix + "\x00" + text + "\x00" + boolKey(req.Categorize, req.KeepParsed)
-	kept := validSpan(store.get(key), frozen)
-	if kept != nil && kept.lo <= req.End && req.Start < kept.hi && kept.completes(req) {
+	if kept := store.get(key).valid(frozen).completing(req); kept != nil {
 		res, span, ok, err := answerFromSpan(ctx, run, kept)
 		if err != nil {
 			return nil, err
@@ -191,20 +206,6 @@ func boolKey(a, b bool) string {
 	return string(k)
 }
 
-// validSpan is the kept span cut where a later push may have changed it
-// (vloki the sole writer); nil when nothing is left.
-func validSpan(s *recentSpan, frozen *metric.Frozen) *recentSpan {
-	if s == nil {
-		return nil
-	}
-	if frozen.ValidBefore != nil {
-		if cut := frozen.ValidBefore(s.seq); cut < s.hi {
-			return s.cut(s.lo, cut)
-		}
-	}
-	return s
-}
-
 // keepSpan stores the frozen part of a span read after frozen.Seq.
 func keepSpan(store *RecentLogs, key string, s *recentSpan, frozen *metric.Frozen) {
 	// An empty span is kept too: it tells that its interval holds nothing.
@@ -212,7 +213,7 @@ func keepSpan(store *RecentLogs, key string, s *recentSpan, frozen *metric.Froze
 		return
 	}
 	s.seq = frozen.Seq
-	store.put(key, s)
+	store.add(key, s, frozen)
 }
 
 // spanOf is the span an answer covers completely, nil when entries of
@@ -270,18 +271,6 @@ func flatten(streams []lokidata.Stream) []recentEntry {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].e.TimestampNs > out[j].e.TimestampNs })
 	return out
-}
-
-// completes reports that the span can complete a request's answer
-// whatever is newer: it reaches back to the request's start, or holds at
-// least the limit of entries inside the request's range. Otherwise the
-// storage path answers at once rather than after a read of the newer
-// part that may not suffice.
-func (s *recentSpan) completes(req logs.Request) bool {
-	if req.Start >= s.lo {
-		return true
-	}
-	return s.count(req.Start, req.End) >= req.Limit
 }
 
 // count is how many of the span's entries have timestamps in [lo, hi).

@@ -34,8 +34,8 @@ type DetectedField struct {
 // metadata and the fields json (or else logfmt) finds in the lines, with a
 // type guessed from the values and the number of distinct values; at most
 // req.Limit fields, sorted by name.
-func (q *Querier) DetectedFields(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr) ([]*DetectedField, error) {
-	streams, err := q.detectedEntries(ctx, t, req, sel)
+func (q *Querier) DetectedFields(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr, st frontend.ReadState) ([]*DetectedField, error) {
+	streams, err := q.detectedEntries(ctx, t, req, sel, st)
 	if err != nil {
 		return nil, err
 	}
@@ -113,8 +113,8 @@ func (d *detectedFields) addEntry(stream lokidata.Labels, e lokidata.Entry) {
 // newest line_limit entries of the query sel, at most req.Limit of them,
 // sorted; byte sizes are written as humanize does, ready to paste into a
 // query.
-func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr, name string) ([]string, error) {
-	streams, err := q.detectedEntries(ctx, t, req, sel)
+func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr, name string, st frontend.ReadState) ([]string, error) {
+	streams, err := q.detectedEntries(ctx, t, req, sel, st)
 	if err != nil {
 		return nil, err
 	}
@@ -144,10 +144,13 @@ func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *log
 }
 
 // detectedEntries runs the log query sel backward for line_limit entries,
-// structured metadata and parsed labels kept apart.
-func (q *Querier) detectedEntries(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr) ([]lokidata.Stream, error) {
+// structured metadata and parsed labels kept apart, through the frontend
+// under the request's read state (so windows that move reuse what earlier
+// ones read).
+func (q *Querier) detectedEntries(ctx context.Context, t tenant.ID, req *loghttp.DetectedFieldsQuery, sel logql.LogSelectorExpr, st frontend.ReadState) ([]lokidata.Stream, error) {
 	res, err := q.frontend.Range(ctx, t, frontend.RangeRequest{
-		Expr: sel, Start: req.Start, End: req.End, Limit: req.LineLimit, Direction: logs.Backward, Categorize: true,
+		Expr: sel, Text: "detected\x00" + req.Query, Start: req.Start, End: req.End, Limit: req.LineLimit, Direction: logs.Backward,
+		Categorize: true, State: st,
 	})
 	if err != nil {
 		return nil, err

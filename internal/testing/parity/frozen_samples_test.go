@@ -36,7 +36,7 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 	queries := distinctQueries(corpusCases(t, cases, isRangeMetric))
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		indexedBefore := metric.IndexedAnswers.Load()
-		cached, asked := checkMovingWindows(t, b, soleWriter, queries, movingWindow)
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, movingWindow, 3)
 		hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
 		indexed := metric.IndexedAnswers.Load() - indexedBefore
 		t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored; the stream index answered %d range aggregations", asked, len(queries), hits, stored, indexed)
@@ -78,7 +78,7 @@ func TestRecentLogsMovingWindows(t *testing.T) {
 	}
 	queries := distinctQueries(corpusCases(t, cases, isRangeLog))
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
-		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingWindow)
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 5)
 		hits := metricValue(t, cached, "vloki_recent_logs_hits_total")
 		t.Logf("%d windows asked of %d log queries; %v answered from kept spans", asked, len(queries), hits)
 		if hits < float64(asked)/20 {
@@ -95,6 +95,22 @@ func isRangeLog(c Case) bool {
 	e, err := logql.ParseExpr(c.Params["query"])
 	_, ok := e.(logql.LogSelectorExpr)
 	return err == nil && ok
+}
+
+// refreshingOrShiftedWindow is q over a refreshing window half the time,
+// else over one of 1 to 10 minutes moved back into the last 20, as
+// viewers of one dashboard looking at different moments ask: their kept
+// spans join.
+func refreshingOrShiftedWindow(r *rand.Rand, q Case, now time.Time) Case {
+	if r.IntN(2) == 0 {
+		return refreshingWindow(r, q, now)
+	}
+	c := refreshingWindow(r, q, now)
+	end := now.Add(-time.Duration(r.Int64N(int64(20 * time.Minute))))
+	spans := []time.Duration{time.Minute, 3 * time.Minute, 10 * time.Minute}
+	c.Params["start"] = strconv.FormatInt(end.Add(-spans[r.IntN(len(spans))]).UnixNano(), 10)
+	c.Params["end"] = strconv.FormatInt(end.UnixNano(), 10)
+	return c
 }
 
 // refreshingWindow is q over a window as a refreshing panel asks it: its
@@ -116,10 +132,10 @@ func refreshingWindow(r *rand.Rand, q Case, now time.Time) Case {
 	return c
 }
 
-// checkMovingWindows asks every query over windows of ask of a caching
+// checkMovingWindows asks every query over asks windows of window of a caching
 // vloki and of a reference reading the storage alone, pushing between
 // asks, and returns the caching vloki's URL and how many it asked.
-func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case, window func(*rand.Rand, Case, time.Time) Case) (string, int) {
+func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case, window func(*rand.Rand, Case, time.Time) Case, asks int) (string, int) {
 	ctx := context.Background()
 	const tenant = "frozen-samples"
 	cfg := config.Default()
@@ -150,7 +166,7 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 			if i%15 == 14 {
 				push(false)
 			}
-			for range 3 {
+			for range asks {
 				c := window(r, q, time.Now())
 				want, err := Ask(ctx, cold, tenant, c)
 				if err != nil {

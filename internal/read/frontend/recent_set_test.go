@@ -1,0 +1,91 @@
+package frontend
+
+import (
+	"testing"
+
+	"github.com/vloki/vloki/internal/read/logs"
+)
+
+// spanOver is a span [lo, hi) holding one entry per timestamp given.
+func spanOver(lo, hi int64, ts ...int64) *recentSpan {
+	res := &logs.Result{}
+	if len(ts) > 0 {
+		res.Streams = append(res.Streams, streamAt("a", ts...))
+	}
+	return answerSpan(res, logs.Request{Start: lo, End: hi, Limit: 1000}, true)
+}
+
+func spanTimes(s *recentSpan) []int64 {
+	var out []int64
+	for _, e := range s.entries {
+		out = append(out, e.e.TimestampNs)
+	}
+	return out
+}
+
+// Spans that overlap or touch merge into one, the fresher span's entries
+// taken where they overlap; others stay apart, in time order.
+func TestRecentSetMerges(t *testing.T) {
+	var set recentSet
+	set = set.with(spanOver(100, 200, 150))
+	set = set.with(spanOver(300, 400, 350))
+	set = set.with(spanOver(10, 50, 20))
+	if len(set) != 3 || set[0].lo != 10 || set[1].lo != 100 || set[2].lo != 300 {
+		t.Fatalf("apart: %v", set)
+	}
+	// Touches [100, 200) and overlaps [300, 400): one span [100, 400).
+	fresh := spanOver(200, 320, 310, 250)
+	set = set.with(fresh)
+	if len(set) != 2 || set[1].lo != 100 || set[1].hi != 400 {
+		t.Fatalf("merged: [%d, %d) of %d spans", set[1].lo, set[1].hi, len(set))
+	}
+	got := spanTimes(set[1])
+	want := []int64{350, 310, 250, 150}
+	if len(got) != len(want) {
+		t.Fatalf("entries %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("entries %v, want %v", got, want)
+		}
+	}
+}
+
+// The span completing a request holds its end's last instant or is the
+// newest one before it, and reaches its start or holds its limit.
+func TestRecentSetCompleting(t *testing.T) {
+	set := recentSet{spanOver(100, 200, 150, 120), spanOver(300, 400, 390, 350, 310)}
+	cases := []struct {
+		start, end int64
+		limit      int
+		want       int64 // the span's lo, 0 for none
+	}{
+		{300, 400, 10, 300}, // inside the newer span
+		{310, 380, 10, 300}, // inside, end not at the span's end
+		{250, 380, 10, 0},   // reaches below the span, under the limit
+		{250, 380, 2, 300},  // below it, but the span holds the limit
+		{110, 250, 10, 100}, // end after the older span: the rest is read
+		{100, 300, 10, 100}, // end exactly at the newer span's start
+		{200, 300, 10, 0},   // between the spans
+		{500, 600, 10, 0},   // after both: nothing below reaches it
+		{120, 401, 10, 0},   // the newer span does not reach 120
+		{301, 1000, 1, 300}, // far after, the limit held
+		{50, 100, 10, 0},    // before both
+		{199, 200, 10, 100}, // the older span's last instant
+		{200, 201, 10, 0},   // just after it, below the newer
+		{300, 301, 10, 300}, // the newer span's first instant
+		{150, 151, 1, 100},  // one instant holding the limit
+		{101, 150, 1, 100},  // the limit held by 120
+		{101, 119, 1, 100},  // nothing in it, but inside the span
+	}
+	for _, c := range cases {
+		s := set.completing(logs.Request{Start: c.start, End: c.end, Limit: c.limit})
+		got := int64(0)
+		if s != nil {
+			got = s.lo
+		}
+		if got != c.want {
+			t.Errorf("[%d, %d) limit %d: span at %d, want %d", c.start, c.end, c.limit, got, c.want)
+		}
+	}
+}
