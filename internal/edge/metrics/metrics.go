@@ -21,6 +21,7 @@ type Metrics struct {
 	backendErrors   *prometheus.CounterVec
 	backendPerReq   *prometheus.HistogramVec
 	labelAnswers    *prometheus.CounterVec
+	seriesAnswers   *prometheus.CounterVec
 	volumeAnswers   *prometheus.CounterVec
 	patternAnswers  *prometheus.CounterVec
 	pushedEntries   prometheus.Counter
@@ -60,6 +61,9 @@ func New() *Metrics {
 	m.labelAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vloki_label_answers_total", Help: "Label names and values answers by source: memory (the stream index) or storage.",
 	}, []string{"source"})
+	m.seriesAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "vloki_series_answers_total", Help: "series answers by source: memory (the stream index's entry times) or storage.",
+	}, []string{"source"})
 	m.volumeAnswers = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "vloki_volume_answers_total", Help: "index/volume, volume_range and index/stats answers by source: memory (the stream index's line lengths) or storage.",
 	}, []string{"source"})
@@ -67,7 +71,7 @@ func New() *Metrics {
 		Name: "vloki_pattern_answers_total", Help: "patterns answers by source: memory (mined as pushes came) or storage (mined from stored lines when asked).",
 	}, []string{"source"})
 	m.reg.MustRegister(m.volumeAnswers, m.patternAnswers, m.requests, m.requestDuration, m.backendDuration, m.backendErrors, m.backendPerReq,
-		m.pushedEntries, m.pushedBytes, m.labelAnswers, m.ruleFileErrors,
+		m.pushedEntries, m.pushedBytes, m.labelAnswers, m.seriesAnswers, m.ruleFileErrors,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -107,6 +111,11 @@ func (m *Metrics) ObservePush(entries, bytes int) {
 // ObserveLabelAnswer records where a label names or values answer came from.
 func (m *Metrics) ObserveLabelAnswer(fromMemory bool) {
 	m.labelAnswers.WithLabelValues(source(fromMemory)).Inc()
+}
+
+// ObserveSeriesAnswer records where a series answer came from.
+func (m *Metrics) ObserveSeriesAnswer(fromMemory bool) {
+	m.seriesAnswers.WithLabelValues(source(fromMemory)).Inc()
 }
 
 // ObserveVolumeAnswer records where a volume answer came from.

@@ -2,10 +2,13 @@ package querier
 
 import (
 	"context"
+	"slices"
 	"sort"
 
+	"github.com/vloki/vloki/internal/acked/streamindex"
 	"github.com/vloki/vloki/internal/edge/loghttp"
 	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/storage/backend"
 	"github.com/vloki/vloki/internal/storage/otheragents"
@@ -20,12 +23,49 @@ func (q *Querier) Series(ctx context.Context, t tenant.ID, req *loghttp.SeriesQu
 		if err != nil {
 			return nil, err
 		}
+		if f == nil {
+			sets, ok := q.seriesFromMemory(ctx, t, req)
+			q.metrics.ObserveSeriesAnswer(ok)
+			if ok {
+				return sets, nil
+			}
+		}
 		streams, err := q.seriesStreams(ctx, t, req, f)
 		if err != nil {
 			return nil, err
 		}
 		return seriesLabels(streams, f)
 	})
+}
+
+// seriesFromMemory answers from the stream index when it holds every
+// entry of the range (vloki's own rows): the streams matching a selector
+// with an entry in [start, end], as VictoriaLogs' streams endpoint lists
+// them, without reading the storage. Delete requests hide lines, not
+// series (Loki's index keeps them), so they do not narrow the answer.
+func (q *Querier) seriesFromMemory(ctx context.Context, t tenant.ID, req *loghttp.SeriesQuery) ([]lokidata.Labels, bool) {
+	if q.streams == nil {
+		return nil, false
+	}
+	selectors := req.Selectors
+	if len(selectors) == 0 {
+		selectors = [][]*logql.Matcher{nil}
+	}
+	seen := map[string]bool{}
+	var sets []lokidata.Labels
+	for _, ms := range selectors {
+		ok, err := q.streams.Indexed(ctx, t, ms, req.Start.UnixNano(), req.End.UnixNano(), func(e streamindex.Entries) {
+			if key := e.Labels.String(); len(e.Lines) > 0 && !seen[key] {
+				seen[key] = true
+				sets = append(sets, slices.Clone(e.Labels))
+			}
+		})
+		if !ok || err != nil {
+			return nil, false
+		}
+	}
+	sort.Slice(sets, func(i, j int) bool { return sets[i].String() < sets[j].String() })
+	return sets, true
 }
 
 // seriesStreams are the stored streams matching any selector, each once.

@@ -87,6 +87,38 @@ func TestRecentLogsMovingWindows(t *testing.T) {
 	})
 }
 
+// TestSeriesMovingWindows: series over refreshing and moved-back windows,
+// answered from the stream index (vloki the sole writer), equal those of
+// a vloki reading the storage alone, while pushes arrive. The corpus's
+// series requests and selectors over the generated labels, 10 windows
+// each a round.
+func TestSeriesMovingWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts VictoriaLogs")
+	}
+	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var queries []Case
+	for _, c := range cases {
+		if c.Endpoint == "/loki/api/v1/series" {
+			queries = append(queries, c)
+		}
+	}
+	for i, sel := range []string{`{app=~".+"}`, `{namespace="shop", app!="cart"}`, `{env=~"prod|dev"}`, "{app=\"cart\"}\n{namespace=\"shop\"}"} {
+		queries = append(queries, Case{ID: "series_moving_" + strconv.Itoa(i), Endpoint: "/loki/api/v1/series", Params: map[string]string{"match[]": sel}})
+	}
+	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 10)
+		fromMemory := metricValue(t, cached, `vloki_series_answers_total{source="memory"}`)
+		t.Logf("%d windows asked of %d series requests; %v answered from the stream index", asked, len(queries), fromMemory)
+		if soleWriter != "off" && fromMemory < float64(asked)/2 {
+			t.Errorf("the stream index answered %v of %d requests: the check proves little", fromMemory, asked)
+		}
+	})
+}
+
 // isRangeLog: a log query asked of query_range.
 func isRangeLog(c Case) bool {
 	if c.Endpoint != "/loki/api/v1/query_range" {
