@@ -28,7 +28,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.BoolVar(&c.Frontend.CacheResults, "frontend.cache-results", c.Frontend.CacheResults, "cache answers over time ranges older than -frontend.max-cache-freshness")
 	fs.Int64Var(&c.Frontend.ResultsCacheMaxBytes, "frontend.results-cache-max-bytes", c.Frontend.ResultsCacheMaxBytes, "bytes the in-process results cache may hold")
 	fs.Int64Var(&c.Frontend.ExtentsMaxBytes, "frontend.extents-max-bytes", c.Frontend.ExtentsMaxBytes, "bytes the in-process store of range queries' frozen steps may hold (0: none)")
-	fs.Int64Var(&c.Frontend.RecentLogsCacheSize, "frontend.recent-logs-cache-size", c.Frontend.RecentLogsCacheSize, "bytes the in-process store of log queries' answers over frozen data may hold, so that a moving window reads only what is newer; one query at most an eighth (0: none)")
+	fs.Int64Var(&c.Frontend.RecentLogsCacheSize, "frontend.recent-logs-cache-size", c.Frontend.RecentLogsCacheSize, "bytes the in-process store of log queries' answers over frozen data may hold, so that a moving window reads only what is newer; one query at most a quarter (0: none)")
 	fs.Int64Var(&c.Frontend.SamplesCacheSize, "frontend.samples-cache-size", c.Frontend.SamplesCacheSize, "bytes the in-process store of samples range aggregations extracted from frozen data may hold, reused by later requests at any grid; one input at most an eighth (0: none)")
 	fs.StringVar(&c.Frontend.ResultsCacheBackend, "frontend.results-cache-backend", c.Frontend.ResultsCacheBackend, "where answers are cached: memory (this process), memcached or redis (shared by replicas)")
 	fs.Var((*listValue)(&c.Frontend.MemcachedAddresses), "frontend.memcached-addresses", "comma-separated host:port of the memcached servers")

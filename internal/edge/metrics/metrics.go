@@ -161,7 +161,7 @@ func (m *Metrics) RegisterRecentLogs(usage func() (bytes, spans, hits int64)) {
 		Name: "vloki_recent_logs_bytes", Help: "Bytes the store of log queries' frozen spans holds."},
 		func() float64 { b, _, _ := usage(); return float64(b) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "vloki_recent_logs_spans", Help: "Log queries whose frozen span the store holds."},
+			Name: "vloki_recent_logs_spans", Help: "Frozen spans the store holds (disjoint intervals of log queries' answers)."},
 			func() float64 { _, n, _ := usage(); return float64(n) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{
 			Name: "vloki_recent_logs_hits_total", Help: "Log queries answered from a kept span and a read of what is newer."},
