@@ -78,6 +78,9 @@ func (e *Engine) Logs(ctx context.Context, t tenant.ID, q LogQuery) (*LogRun, er
 // Request is the planned query.
 func (r *LogRun) Request() logs.Request { return r.req }
 
+// Tenant is the tenant the query reads.
+func (r *LogRun) Tenant() tenant.ID { return r.t }
+
 // Answer is one querier's answer over [start, end): the first Limit
 // entries in direction order.
 func (r *LogRun) Answer(ctx context.Context, start, end int64) (*logs.Result, error) {

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/vloki/vloki/internal/acked/streamindex"
 	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/read/engine"
 	"github.com/vloki/vloki/internal/read/logs"
@@ -168,7 +169,7 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text stri
 	}
 	key := frozen.Prefix + "\x00" + text + "\x00" + boolKey(req.Categorize, req.KeepParsed)
 	if kept := store.get(key).valid(frozen).completing(req); kept != nil {
-		res, span, ok, err := answerFromSpan(ctx, run, kept)
+		res, span, ok, err := answerFromSpan(ctx, run, kept, func(lo, hi int64) bool { return f.noRowsIn(ctx, run, lo, hi) })
 		if err != nil {
 			return nil, err
 		}
@@ -287,13 +288,14 @@ func (s *recentSpan) count(lo, hi int64) int {
 // do not determine the answer (the kept span misses older entries the
 // limit needs, or the limit cuts through entries sharing a timestamp).
 // span is what the answer then covers completely.
-func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan) (*logs.Result, *recentSpan, bool, error) {
+func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan, noRows func(lo, hi int64) bool) (*logs.Result, *recentSpan, bool, error) {
 	req := run.Request()
 	var newer []recentEntry
 	var stats logs.Stats
 	top := min(req.End, kept.hi)
-	if req.End > kept.hi {
-		lo := max(req.Start, kept.hi)
+	if lo := max(req.Start, kept.hi); req.End > kept.hi && noRows(lo, req.End) {
+		top = lo // nothing newer: no read
+	} else if req.End > kept.hi {
 		res, walked, err := run.Window(ctx, lo, req.End)
 		if err != nil {
 			return nil, nil, false, err
@@ -334,6 +336,21 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan) (
 	// The read covered [kept.hi, End) completely (fewer than limit).
 	span := &recentSpan{lo: kept.lo, hi: req.End, entries: append(append([]recentEntry{}, newer...), kept.entries...)}
 	return assemble(all, stats), span, true, nil
+}
+
+// noRowsIn reports that the stream index (vloki the sole writer) holds
+// every entry of [lo, hi) and none of the query's streams has one there:
+// a read would find nothing (a quiet service's panel refreshing).
+func (f *Frontend) noRowsIn(ctx context.Context, run *engine.LogRun, lo, hi int64) bool {
+	ix := f.cfg.Indexed
+	if ix == nil || hi <= lo || run.Request().Query.Foreign != nil {
+		return false
+	}
+	empty := true
+	ok, err := ix.Indexed(ctx, run.Tenant(), run.Request().Query.Selector, lo, hi-1, func(e streamindex.Entries) {
+		empty = empty && len(e.Lines) == 0
+	})
+	return ok && err == nil && empty
 }
 
 // assemble groups entries (newest first) into streams in label order, as
