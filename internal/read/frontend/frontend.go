@@ -219,7 +219,7 @@ func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, Re
 	frozen := caching && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
 	// Until the tenant's next push (vloki the sole writer).
 	untilPush := !frozen && caching && f.cfg.AckSeq != nil && req.settledByPushes(now, f.cfg.Retention)
-	if !frozen && !untilPush && (req.Route != "query_range" || req.NoCache) {
+	if !frozen && !untilPush && (!readsLogAnswers(req.Route) || req.NoCache) {
 		return "", false, ReadState{}
 	}
 	var st ReadState
@@ -232,6 +232,13 @@ func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, Re
 		key += "\x00ack:" + f.boot + ":" + strconv.FormatUint(st.AckSeq, 10)
 	}
 	return key, st.GenerationOK && (frozen || untilPush), st
+}
+
+// readsLogAnswers: routes whose handlers read log answers through the
+// frontend (Range), which keeps their frozen parts under the read state
+// even when the answer itself is not cached.
+func readsLogAnswers(route string) bool {
+	return route == "query_range" || route == "detected_fields" || route == "detected_field_values"
 }
 
 func (f *Frontend) waitVisible(ctx context.Context, t tenant.ID) {

@@ -41,8 +41,9 @@ func (q *Querier) DetectedFields(ctx context.Context, t tenant.ID, req *loghttp.
 	}
 	fields := detectedFields{limit: req.Limit, byName: map[string]*DetectedField{}}
 	for _, st := range streams {
+		key := st.Labels.String()
 		for _, e := range st.Entries {
-			fields.addEntry(st.Labels, e)
+			fields.addEntry(e, q.detected.parse(key, st.Labels, e.Line))
 		}
 	}
 	out := make([]*DetectedField, 0, len(fields.byName))
@@ -76,8 +77,8 @@ func (d *detectedFields) add(name, value string, parsers []string) *DetectedFiel
 }
 
 // addEntry notes an entry's structured metadata and the fields its line
-// parses into.
-func (d *detectedFields) addEntry(stream lokidata.Labels, e lokidata.Entry) {
+// parses into (parsed).
+func (d *detectedFields) addEntry(e lokidata.Entry, parsed stages.DetectedParse) {
 	typed := map[string]bool{}
 	note := func(f *DetectedField, value string) {
 		// Loki types a field by the first value of each entry; the
@@ -90,7 +91,6 @@ func (d *detectedFields) addEntry(stream lokidata.Labels, e lokidata.Entry) {
 		note(d.add(l.Name, l.Value, nil), l.Value)
 	}
 	typed = map[string]bool{}
-	parsed := stages.DetectFields(stream, e.Line)
 	for _, l := range append(append(lokidata.Labels{}, e.Parsed...), parsed.Fields...) {
 		if l.Name == "__error__" || l.Name == "__error_details__" || l.Name == "__preserve_error__" {
 			continue
@@ -120,6 +120,7 @@ func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *log
 	}
 	values := map[string]bool{}
 	for _, st := range streams {
+		key := st.Labels.String()
 		for _, e := range st.Entries {
 			if len(values) >= req.Limit {
 				break
@@ -127,7 +128,7 @@ func (q *Querier) DetectedFieldValues(ctx context.Context, t tenant.ID, req *log
 			if v, ok := e.StructuredMetadata.Get(name); ok {
 				values[v] = true
 			}
-			parsed := stages.DetectFields(st.Labels, e.Line)
+			parsed := q.detected.parse(key, st.Labels, e.Line)
 			for _, set := range []lokidata.Labels{e.Parsed, parsed.Fields} {
 				if v, ok := set.Get(name); ok {
 					values[normalizeBytes(v)] = true
@@ -160,6 +161,9 @@ func (q *Querier) detectedEntries(ctx context.Context, t tenant.ID, req *loghttp
 
 // fieldType guesses a value's type in Loki's order.
 func fieldType(v string) string {
+	if v == "" || !mayBeTyped(v[0]) {
+		return "string" // every parser below fails (and allocates its error)
+	}
 	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return "int"
 	}
@@ -180,6 +184,17 @@ func fieldType(v string) string {
 
 var bytesSuffixes = []string{"b", "kib", "kb", "mib", "mb", "gib", "gb", "tib", "tb", "pib", "pb", "eib", "eb",
 	"ki", "k", "mi", "m", "gi", "g", "ti", "t", "pi", "p", "ei", "e"}
+
+// mayBeTyped: c can start a value one of fieldType's parsers accepts: a
+// sign, digit, '.' or ',' (numbers, durations, humanized bytes), or the
+// first letter of inf, nan (floats), true or false.
+func mayBeTyped(c byte) bool {
+	switch c {
+	case '+', '-', '.', ',', 'i', 'I', 'n', 'N', 't', 'T', 'f', 'F':
+		return true
+	}
+	return c >= '0' && c <= '9'
+}
 
 // normalizeBytes writes a byte size with a unit as humanize does (1.5 kB
 // becomes 1.5kB); other values stay.

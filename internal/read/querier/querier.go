@@ -52,6 +52,7 @@ type Querier struct {
 	streams  *streamindex.Index
 	patterns Patterns
 	metrics  *metrics.Metrics
+	detected *detectMemo
 }
 
 // New returns a Querier; a nil Metrics gets a fresh set.
@@ -59,7 +60,7 @@ func New(c Config) *Querier {
 	if c.Metrics == nil {
 		c.Metrics = metrics.New()
 	}
-	return &Querier{engine: c.Engine, frontend: c.Frontend, storage: c.Storage, streams: c.Streams, patterns: c.Patterns, metrics: c.Metrics}
+	return &Querier{engine: c.Engine, frontend: c.Frontend, storage: c.Storage, streams: c.Streams, patterns: c.Patterns, metrics: c.Metrics, detected: newDetectMemo()}
 }
 
 // bounded runs read under the engine's query timeout (Loki's querier
