@@ -34,43 +34,6 @@ type recentEntry struct {
 	e      lokidata.Entry
 }
 
-// recentSpan is a query's entries with timestamps in [lo, hi), newest
-// first: every entry of the query in that interval.
-type recentSpan struct {
-	lo, hi  int64
-	seq     uint64
-	entries []recentEntry
-}
-
-func (s *recentSpan) size() int64 {
-	n := int64(64)
-	for _, r := range s.entries {
-		// The stream's key and labels are shared by its entries.
-		n += 96 + int64(len(r.e.Line))
-		for _, l := range r.e.StructuredMetadata {
-			n += 32 + int64(len(l.Name)+len(l.Value))
-		}
-		for _, l := range r.e.Parsed {
-			n += 32 + int64(len(l.Name)+len(l.Value))
-		}
-	}
-	return n
-}
-
-// cut returns the entries with timestamps in [lo, hi) as a new span
-// sharing s's entries.
-func (s *recentSpan) cut(lo, hi int64) *recentSpan {
-	lo, hi = max(lo, s.lo), min(hi, s.hi)
-	if hi <= lo {
-		return nil
-	}
-	// Newest first: entries at hi or later come first.
-	a := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < hi })
-	b := a + s.count(lo, hi)
-	out := &recentSpan{lo: lo, hi: hi, seq: s.seq, entries: s.entries[a:b:b]}
-	return out
-}
-
 // RecentLogs keeps, per query, the frozen spans of its answers as a set
 // of disjoint intervals, least recently used query out first, within a
 // byte bound.
@@ -241,7 +204,7 @@ func spanOf(ctx context.Context, a logAnswer, req logs.Request) (*recentSpan, er
 // entry on when the limit cut no timestamp (whole), else what is newer.
 func answerSpan(res *logs.Result, req logs.Request, whole bool) *recentSpan {
 	entries := flatten(res.Streams)
-	s := &recentSpan{lo: req.Start, hi: req.End, entries: entries}
+	s := newSpan(req.Start, req.End, entries)
 	if len(entries) >= req.Limit {
 		s.lo = entries[len(entries)-1].e.TimestampNs
 		if !whole {
@@ -276,13 +239,6 @@ func flatten(streams []lokidata.Stream) []recentEntry {
 	return out
 }
 
-// count is how many of the span's entries have timestamps in [lo, hi).
-func (s *recentSpan) count(lo, hi int64) int {
-	a := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < hi })
-	b := sort.Search(len(s.entries), func(i int) bool { return s.entries[i].e.TimestampNs < lo })
-	return b - a
-}
-
 // answerFromSpan answers the query from the kept span and a storage read
 // of the part of its range newer than the span; ok is false when the two
 // do not determine the answer (the kept span misses older entries the
@@ -310,7 +266,10 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan, n
 			if err != nil || cut {
 				return nil, nil, false, err
 			}
-			return assemble(newer[:req.Limit], stats), nil, true, nil
+			// The read alone answers; what it covers is kept (apart from
+			// the kept span when a gap lies between them).
+			top := newer[:req.Limit]
+			return assemble(top, stats), newSpan(top[len(top)-1].e.TimestampNs, req.End, top), true, nil
 		}
 		top = lo
 	}
@@ -318,7 +277,7 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan, n
 	need := req.Limit - len(newer)
 	var from []recentEntry
 	if older != nil {
-		from = older.entries
+		from = older.first(need + 1)
 	}
 	switch {
 	case len(from) > need:
@@ -334,7 +293,7 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan, n
 		return assemble(all, stats), nil, true, nil // nothing read: the kept span stays
 	}
 	// The read covered [kept.hi, End) completely (fewer than limit).
-	span := &recentSpan{lo: kept.lo, hi: req.End, entries: append(append([]recentEntry{}, newer...), kept.entries...)}
+	span := kept.withNewer(newer, req.End)
 	return assemble(all, stats), span, true, nil
 }
 

@@ -86,11 +86,12 @@ func (set recentSet) with(s *recentSpan) recentSet {
 func joined(s, o *recentSpan) *recentSpan {
 	out := &recentSpan{lo: min(s.lo, o.lo), hi: max(s.hi, o.hi), seq: s.seq}
 	if above := o.cut(s.hi, o.hi); above != nil {
-		out.entries = append(out.entries, above.entries...)
+		out.chunks = append(out.chunks, above.chunks...)
 	}
-	out.entries = append(out.entries, s.entries...)
+	out.chunks = append(out.chunks, s.chunks...)
 	if below := o.cut(o.lo, s.lo); below != nil {
-		out.entries = append(out.entries, below.entries...)
+		out.chunks = append(out.chunks, below.chunks...)
 	}
+	out.compact()
 	return out
 }

@@ -17,7 +17,7 @@ func spanOver(lo, hi int64, ts ...int64) *recentSpan {
 
 func spanTimes(s *recentSpan) []int64 {
 	var out []int64
-	for _, e := range s.entries {
+	for _, e := range s.all() {
 		out = append(out, e.e.TimestampNs)
 	}
 	return out
@@ -87,5 +87,42 @@ func TestRecentSetCompleting(t *testing.T) {
 		if got != c.want {
 			t.Errorf("[%d, %d) limit %d: span at %d, want %d", c.start, c.end, c.limit, got, c.want)
 		}
+	}
+}
+
+// A span refreshed again and again keeps its entries in chunks: cut,
+// count and first read across them as over one list, and past maxChunks
+// they are copied into one.
+func TestSpanChunks(t *testing.T) {
+	s := spanOver(0, 10, 5)
+	for hi := int64(20); hi <= 400; hi += 10 {
+		newer := spanOver(hi-10, hi, hi-5, hi-7)
+		s = s.withNewer(newer.all(), hi)
+		if len(s.chunks) > maxChunks {
+			t.Fatalf("%d chunks", len(s.chunks))
+		}
+	}
+	all := s.all()
+	if s.lo != 0 || s.hi != 400 || len(all) != 1+2*39 || all[0].e.TimestampNs != 395 || all[len(all)-1].e.TimestampNs != 5 {
+		t.Fatalf("[%d, %d) with %d entries: %v … %v", s.lo, s.hi, len(all), all[0].e.TimestampNs, all[len(all)-1].e.TimestampNs)
+	}
+	for i := 1; i < len(all); i++ {
+		if all[i].e.TimestampNs > all[i-1].e.TimestampNs {
+			t.Fatalf("not newest first at %d: %v", i, spanTimes(s))
+		}
+	}
+	if n := s.count(100, 200); n != 20 {
+		t.Fatalf("count [100, 200): %d", n)
+	}
+	c := s.cut(103, 195)
+	got := spanTimes(c)
+	if len(got) != 19 || got[0] != 193 || got[len(got)-1] != 103 {
+		t.Fatalf("cut [103, 195): %v", got)
+	}
+	if f := c.first(3); len(f) != 3 || f[2].e.TimestampNs != 183 {
+		t.Fatalf("first 3: %v", f)
+	}
+	if c.size() <= 64 || c.size() >= s.size() {
+		t.Fatalf("sizes: cut %d, whole %d", c.size(), s.size())
 	}
 }

@@ -1,0 +1,136 @@
+package frontend
+
+import "sort"
+
+// recentSpan is a query's entries with timestamps in [lo, hi), newest
+// first: every entry of the query in that interval. The entries are held
+// in chunks, newest first, each read-only once made: a refresh adds its
+// newer entries as a chunk in front of the span's, and a merge joins
+// chunk lists, so neither copies the entries kept (a refreshing panel's
+// span grows to megabytes). Past maxChunks the chunks are copied into one.
+type recentSpan struct {
+	lo, hi int64
+	seq    uint64
+	chunks []recentChunk
+}
+
+// recentChunk is a run of entries, newest first, and their size.
+type recentChunk struct {
+	entries []recentEntry
+	bytes   int64
+}
+
+// maxChunks bounds a span's chunks: finding an entry stays cheap, and
+// copying them into one happens once every maxChunks refreshes.
+const maxChunks = 16
+
+func newSpan(lo, hi int64, entries []recentEntry) *recentSpan {
+	s := &recentSpan{lo: lo, hi: hi}
+	if len(entries) > 0 {
+		s.chunks = []recentChunk{newChunk(entries)}
+	}
+	return s
+}
+
+func newChunk(entries []recentEntry) recentChunk {
+	n := int64(0)
+	for _, r := range entries {
+		// The stream's key and labels are shared by its entries.
+		n += 96 + int64(len(r.e.Line))
+		for _, l := range r.e.StructuredMetadata {
+			n += 32 + int64(len(l.Name)+len(l.Value))
+		}
+		for _, l := range r.e.Parsed {
+			n += 32 + int64(len(l.Name)+len(l.Value))
+		}
+	}
+	return recentChunk{entries: entries, bytes: n}
+}
+
+func (s *recentSpan) size() int64 {
+	n := int64(64)
+	for _, c := range s.chunks {
+		n += 24 + c.bytes
+	}
+	return n
+}
+
+// cut returns the entries with timestamps in [lo, hi) as a new span
+// sharing s's entries (chunks cut through are counted anew).
+func (s *recentSpan) cut(lo, hi int64) *recentSpan {
+	lo, hi = max(lo, s.lo), min(hi, s.hi)
+	if hi <= lo {
+		return nil
+	}
+	out := &recentSpan{lo: lo, hi: hi, seq: s.seq}
+	for _, c := range s.chunks {
+		a, b := c.within(lo, hi)
+		switch {
+		case a == b:
+		case a == 0 && b == len(c.entries):
+			out.chunks = append(out.chunks, c)
+		default:
+			out.chunks = append(out.chunks, newChunk(c.entries[a:b:b]))
+		}
+	}
+	return out
+}
+
+// within is the chunk's index range of timestamps in [lo, hi).
+func (c recentChunk) within(lo, hi int64) (int, int) {
+	// Newest first: entries at hi or later come first.
+	a := sort.Search(len(c.entries), func(i int) bool { return c.entries[i].e.TimestampNs < hi })
+	b := sort.Search(len(c.entries), func(i int) bool { return c.entries[i].e.TimestampNs < lo })
+	return a, max(a, b)
+}
+
+// count is how many of the span's entries have timestamps in [lo, hi).
+func (s *recentSpan) count(lo, hi int64) int {
+	n := 0
+	for _, c := range s.chunks {
+		a, b := c.within(lo, hi)
+		n += b - a
+	}
+	return n
+}
+
+// first is the span's newest n entries (fewer when it holds fewer).
+func (s *recentSpan) first(n int) []recentEntry {
+	var out []recentEntry
+	for _, c := range s.chunks {
+		if len(out) >= n {
+			break
+		}
+		out = append(out, c.entries[:min(len(c.entries), n-len(out))]...)
+	}
+	return out
+}
+
+// all is every entry of the span, newest first.
+func (s *recentSpan) all() []recentEntry {
+	return s.first(int(^uint(0) >> 1))
+}
+
+// withNewer is the span extended to hi by newer, every entry of
+// [s.hi, hi), newest first: s's entries are shared, not copied.
+func (s *recentSpan) withNewer(newer []recentEntry, hi int64) *recentSpan {
+	out := &recentSpan{lo: s.lo, hi: hi, seq: s.seq}
+	if len(newer) > 0 {
+		out.chunks = append(out.chunks, newChunk(newer))
+	}
+	out.chunks = append(out.chunks, s.chunks...)
+	out.compact()
+	return out
+}
+
+// compact copies the chunks into one past maxChunks.
+func (s *recentSpan) compact() {
+	if len(s.chunks) <= maxChunks {
+		return
+	}
+	all, n := s.all(), int64(0)
+	for _, c := range s.chunks {
+		n += c.bytes
+	}
+	s.chunks = []recentChunk{{entries: all, bytes: n}}
+}
