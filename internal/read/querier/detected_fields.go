@@ -162,8 +162,13 @@ func (q *Querier) detectedEntries(ctx context.Context, t tenant.ID, req *loghttp
 // fieldType guesses a value's type in Loki's order.
 func fieldType(v string) string {
 	if v == "" || !mayBeTyped(v[0]) {
-		return "string" // every parser below fails (and allocates its error)
+		return "string" // every parser of parsedType fails (and allocates its error)
 	}
+	return parsedType(v)
+}
+
+// parsedType is the first of Loki's parsers to accept v.
+func parsedType(v string) string {
 	if _, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return "int"
 	}
