@@ -35,10 +35,23 @@ type StepStore interface {
 type Extent struct {
 	Steps  *metric.Steps
 	AckSeq uint64
+	// size is Bytes once counted (NewExtent): the store asks it twice
+	// for every extent kept, and counting walks every sample.
+	size int64
+}
+
+// NewExtent is steps kept after push number seq, their size counted.
+func NewExtent(steps *metric.Steps, seq uint64) *Extent {
+	return &Extent{Steps: steps, AckSeq: seq, size: steps.Bytes() + 16}
 }
 
 // Bytes is what the extent holds.
-func (x *Extent) Bytes() int64 { return x.Steps.Bytes() + 16 }
+func (x *Extent) Bytes() int64 {
+	if x.size > 0 {
+		return x.size
+	}
+	return x.Steps.Bytes() + 16
+}
 
 // AckLog tells the oldest entry timestamp pushed after a push number: the
 // ledger of acknowledged pushes (acks.Ledger).
@@ -153,7 +166,7 @@ func (x *Extents) keep(st ReadState, key string, kept, all *metric.Steps, req me
 	if kept != nil && kept.Len() > 0 && keep.First() == kept.First() && keep.Last() <= kept.Last() && x.Acks == nil {
 		return // nothing new
 	}
-	x.Store.Set(key, &Extent{Steps: keep, AckSeq: seq})
+	x.Store.Set(key, NewExtent(keep, seq))
 }
 
 func extentKey(t tenant.ID, gen uint64, step int64, query string) string {

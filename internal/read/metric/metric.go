@@ -202,9 +202,21 @@ func (ev *evaluator) matrixResult(v value) (*Result, error) {
 	}
 	index := seriesIndex{byKey: map[string]int{}, bySlice: map[labelsSlice]int{}}
 	var series []lokidata.Series
+	// prev and cur: the series of each position of the previous and this
+	// step's vector. A series usually keeps its position from step to
+	// step, and comparing its labels costs less than finding them (their
+	// slices are not always shared).
+	var prev, cur []int
 	for i, vec := range v.vectors {
-		for _, s := range vec {
-			j, ok := index.find(s.labels)
+		cur = cur[:0]
+		for p, s := range vec {
+			j, ok := 0, false
+			if p < len(prev) && lokidata.Compare(series[prev[p]].Metric, s.labels) == 0 {
+				j, ok = prev[p], true
+			} else {
+				j, ok = index.find(s.labels)
+			}
+			cur = append(cur, j)
 			if !ok {
 				if err := ev.checkSeries(len(series) + 1); err != nil {
 					return nil, err
@@ -212,9 +224,11 @@ func (ev *evaluator) matrixResult(v value) (*Result, error) {
 				j = len(series)
 				index.add(s.labels, j)
 				series = append(series, lokidata.Series{Metric: s.labels})
+				cur[p] = j
 			}
 			series[j].Points = append(series[j].Points, lokidata.Point{TimestampMs: ms(ev.steps[i]), Value: s.v})
 		}
+		prev, cur = cur, prev
 	}
 	// A querier's order; the frontend merges split answers (mergeMatrix).
 	sort.Slice(series, func(i, j int) bool { return lokidata.Compare(series[i].Metric, series[j].Metric) < 0 })
