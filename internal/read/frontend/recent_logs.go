@@ -204,17 +204,22 @@ func spanOf(ctx context.Context, a logAnswer, req logs.Request) (*recentSpan, er
 // entry on when the limit cut no timestamp (whole), else what is newer.
 func answerSpan(res *logs.Result, req logs.Request, whole bool) *recentSpan {
 	entries := flatten(res.Streams)
-	s := newSpan(req.Start, req.End, entries)
+	lo := req.Start
 	if len(entries) >= req.Limit {
-		s.lo = entries[len(entries)-1].e.TimestampNs
+		lo = entries[len(entries)-1].e.TimestampNs
 		if !whole {
-			s.lo++
+			// Entries at the oldest timestamp may be missing: the span
+			// starts after it (sized once, without them).
+			lo++
+			for len(entries) > 0 && entries[len(entries)-1].e.TimestampNs < lo {
+				entries = entries[:len(entries)-1]
+			}
 		}
-		if s = s.cut(s.lo, s.hi); s == nil {
+		if req.End <= lo {
 			return nil
 		}
 	}
-	return s
+	return newSpan(lo, req.End, entries)
 }
 
 func entryCount(streams []lokidata.Stream) int {

@@ -55,7 +55,10 @@ func (q *Querier) seriesFromMemory(ctx context.Context, t tenant.ID, req *loghtt
 	var sets []lokidata.Labels
 	for _, ms := range selectors {
 		ok, err := q.streams.Indexed(ctx, t, ms, req.Start.UnixNano(), req.End.UnixNano(), func(e streamindex.Entries) {
-			if key := e.Labels.String(); len(e.Lines) > 0 && !seen[key] {
+			if len(e.Lines) == 0 {
+				return
+			}
+			if key := e.Labels.String(); !seen[key] {
 				seen[key] = true
 				sets = append(sets, slices.Clone(e.Labels))
 			}
@@ -64,7 +67,7 @@ func (q *Querier) seriesFromMemory(ctx context.Context, t tenant.ID, req *loghtt
 			return nil, false
 		}
 	}
-	sort.Slice(sets, func(i, j int) bool { return sets[i].String() < sets[j].String() })
+	sortByString(sets)
 	return sets, true
 }
 
@@ -114,6 +117,29 @@ func seriesLabels(streams []string, f *otheragents.Config) ([]lokidata.Labels, e
 			sets = append(sets, ls)
 		}
 	}
-	sort.Slice(sets, func(i, j int) bool { return sets[i].String() < sets[j].String() })
+	sortByString(sets)
 	return sets, nil
+}
+
+// sortByString orders label sets by their label strings, each written
+// once rather than at every comparison.
+func sortByString(sets []lokidata.Labels) {
+	keys := make([]string, len(sets))
+	for i, ls := range sets {
+		keys[i] = ls.String()
+	}
+	sort.Sort(byKey{keys, sets})
+}
+
+// byKey sorts sets by keys, moving both.
+type byKey struct {
+	keys []string
+	sets []lokidata.Labels
+}
+
+func (b byKey) Len() int           { return len(b.keys) }
+func (b byKey) Less(i, j int) bool { return b.keys[i] < b.keys[j] }
+func (b byKey) Swap(i, j int) {
+	b.keys[i], b.keys[j] = b.keys[j], b.keys[i]
+	b.sets[i], b.sets[j] = b.sets[j], b.sets[i]
 }
