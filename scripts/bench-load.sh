@@ -22,6 +22,12 @@
 # (lines a second another agent writes straight into the external
 # victoria-logs during the run, 100; 0: none) — vloki-ext (cold) and
 # vloki-ext-warm (default configuration) read that VictoriaLogs;
+# BENCH_AGENT_HISTORY (1h: the agent first writes this much past at its
+# rate, as one running before the bench began; 0s: none); BENCH_WARMUP
+# (0s: each workload fired at each target this long, unmeasured, before
+# its step, with windows the step does not ask); BENCH_TWINS (1; 0 leaves
+# out the targets that answer only twinned queries: vloki-twinq and
+# victorialogs);
 # BENCH_ROUNDS (1): the whole run repeated, into $BENCH_OUT[/<mode>]/round-<n>/,
 # so targets measured one after another take turns (a before/after
 # comparison reads the median of the rounds).
@@ -76,7 +82,9 @@ seed_targets=("${targets[@]}")
 targets+=(-target "vloki-ext-warm=http://127.0.0.1:$p_extw,pid=$pid_extw+$vl_pid")
 # vloki cold again, asked only the queries VictoriaLogs has twins of: the
 # fair "÷ VictoriaLogs" (seeded through the vloki target above).
-targets=("${targets[@]:0:2}" -target "vloki-twinq=http://127.0.0.1:$p_emb,twinqueries,pid=$pid_emb" "${targets[@]:2}")
+if [[ ${BENCH_TWINS:-1} != 0 ]]; then
+  targets=("${targets[@]:0:2}" -target "vloki-twinq=http://127.0.0.1:$p_emb,twinqueries,pid=$pid_emb" "${targets[@]:2}")
+fi
 loki_bin=$cache/loki-v3.7.8/loki
 if [[ ${BENCH_LOKI:-1} == build ]]; then loki_bin=$(scripts/loki-build.sh); fi
 if [[ ${BENCH_LOKI:-1} != 0 && -x $loki_bin ]]; then
@@ -88,15 +96,18 @@ if [[ ${BENCH_LOKI:-1} != 0 && -x $loki_bin ]]; then
 else
   echo "Loki not built (scripts/loki-build.sh): running without it" >&2
 fi
-targets+=(-target "victorialogs=http://127.0.0.1:$vl_port,twins,pid=$vl_pid")
+[[ ${BENCH_TWINS:-1} != 0 ]] && targets+=(-target "victorialogs=http://127.0.0.1:$vl_port,twins,pid=$vl_pid")
 
 # The data ends 15 minutes ago, so every workload's range is older than
 # the results cache's freshness window (10 min) and repeats can hit it.
 now=${BENCH_NOW:-$(($(date +%s) - 900))}
 "$work/vloki-bench" seed -now "$now" -lines "${BENCH_LINES:-725000}" "${seed_targets[@]}"
 if (( ${BENCH_AGENT_RATE:-100} > 0 )); then
-  "$work/vloki-bench" agent -url "http://127.0.0.1:$vl_port" -rate "${BENCH_AGENT_RATE:-100}" 2>"$work/agent.log" &
+  "$work/vloki-bench" agent -url "http://127.0.0.1:$vl_port" -rate "${BENCH_AGENT_RATE:-100}" \
+    -history "${BENCH_AGENT_HISTORY:-1h}" 2>"$work/agent.log" &
   pids+=($!)
+  for _ in $(seq 600); do grep -q "writing live" "$work/agent.log" && break; kill -0 "${pids[-1]}" || break; sleep 0.5; done
+  grep -q "writing live" "$work/agent.log" || { cat "$work/agent.log" >&2; exit 1; }
   echo "agent writing ${BENCH_AGENT_RATE:-100} lines/s into the external VictoriaLogs" >&2
 fi
 rate=()
@@ -109,7 +120,7 @@ for mode in "${modes[@]}"; do
   (( ${#modes[@]} > 1 )) && mode_out=$out/$mode
   (( rounds > 1 )) && mode_out=$mode_out/round-$round
   "$work/vloki-bench" run -now "$now" -duration "${BENCH_DURATION:-6s}" -clients "${BENCH_CLIENTS:-10,50}" \
-    -window "$mode" -window-seed "${BENCH_WINDOW_SEED:-1}" -verify "${BENCH_VERIFY:-vloki}" -reference "${BENCH_REFERENCE:-loki}" \
+    -window "$mode" -window-seed "${BENCH_WINDOW_SEED:-1}" -warmup "${BENCH_WARMUP:-0s}" -verify "${BENCH_VERIFY:-vloki}" -reference "${BENCH_REFERENCE:-loki}" \
     -workloads "${BENCH_WORKLOADS:-small,heavy,long_range,compute,drilldown,refresh}" -out "$mode_out" "${rate[@]}" "${targets[@]}"
   echo "report ($mode windows): $mode_out/report.md" >&2
 done

@@ -118,6 +118,7 @@ func runWorkloads(ctx context.Context, args []string) error {
 	cpuProfile := fs.String("cpuprofile", "", "write the load tool's own CPU profile to this file")
 	window := fs.String("window", "fixed", "where each request's window sits, for every workload: fixed (the run's -now; refresh moves every 5s), now (the wall clock at the request, ms), shifted (-now minus a seeded random 0–2h, ns), grafana (as now, in Grafana 12's request shape: docs/grafana-requests.md)")
 	windowSeed := fs.Uint64("window-seed", 1, "seed of the shifted mode's shifts (the same seed asks every target the same windows)")
+	warmup := fs.Duration("warmup", 0, "fire each workload at each target this long, unmeasured, before its step (windows of another shift seed)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -133,7 +134,7 @@ func runWorkloads(ctx context.Context, args []string) error {
 		defer stop()
 	}
 	cfg := bench.RunConfig{Now: c.now.t, Targets: c.targets.list, Verify: *verify, Reference: *reference, Progress: os.Stderr,
-		Window: bench.Window{Mode: mode, Seed: *windowSeed}}
+		Window: bench.Window{Mode: mode, Seed: *windowSeed}, Warmup: *warmup}
 	if cfg.Workloads, err = pickWorkloads(*workloads); err != nil {
 		return err
 	}
@@ -348,13 +349,15 @@ func agent(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("agent", flag.ContinueOnError)
 	u := fs.String("url", "", "VictoriaLogs base URL, written through its own /insert/jsonline")
 	rate := fs.Int("rate", 100, "lines a second")
+	history := fs.Duration("history", 0, "first write the lines of this much past at -rate, as an agent that ran before")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *u == "" || *rate <= 0 {
 		return fmt.Errorf("agent takes -url and a positive -rate")
 	}
-	n, err := bench.Agent(ctx, bench.AgentConfig{URL: *u, Rate: *rate})
+	live := func(n int64) { fmt.Fprintf(os.Stderr, "agent wrote %d history lines; writing live\n", n) }
+	n, err := bench.Agent(ctx, bench.AgentConfig{URL: *u, Rate: *rate, History: *history, Live: live})
 	fmt.Fprintf(os.Stderr, "agent wrote %d lines into %s\n", n, *u)
 	return err
 }

@@ -20,7 +20,18 @@ type AgentConfig struct {
 	URL string
 	// Rate is lines a second.
 	Rate int
+	// History, when > 0, is written first: the lines the agent would have
+	// written at Rate over the last History, as an agent that was running
+	// before the bench began has (so a recent window holds as many of its
+	// lines as an older one).
+	History time.Duration
+	// Live, when set, is called once the history is written, before the
+	// first live line.
+	Live func(history int64)
 }
+
+// historyBatch is how many history lines one post carries.
+const historyBatch = 20_000
 
 // agentTick is how often the agent posts a batch.
 const agentTick = 100 * time.Millisecond
@@ -30,9 +41,15 @@ const agentTick = 100 * time.Millisecond
 func Agent(ctx context.Context, cfg AgentConfig) (int64, error) {
 	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
 	perTick := max(cfg.Rate*int(agentTick/time.Millisecond)/1000, 1)
+	written, err := backfill(ctx, cfg, r)
+	if err != nil {
+		return written, err
+	}
+	if cfg.Live != nil {
+		cfg.Live(written)
+	}
 	t := time.NewTicker(agentTick)
 	defer t.Stop()
-	var written int64
 	for {
 		select {
 		case <-ctx.Done():
@@ -40,7 +57,7 @@ func Agent(ctx context.Context, cfg AgentConfig) (int64, error) {
 		case now := <-t.C:
 			// A batch is finished even when ctx ends meanwhile, so the
 			// count is what VictoriaLogs holds.
-			if err := postJSONLines(context.WithoutCancel(ctx), cfg.URL, agentBatch(r, perTick, now)); err != nil {
+			if err := postJSONLines(context.WithoutCancel(ctx), cfg.URL, agentBatch(r, perTick, now.Add(-agentTick), agentTick)); err != nil {
 				return written, err
 			}
 			written += int64(perTick)
@@ -48,15 +65,40 @@ func Agent(ctx context.Context, cfg AgentConfig) (int64, error) {
 	}
 }
 
+// backfill writes cfg.History's lines, oldest first, ending at the
+// moment it began.
+func backfill(ctx context.Context, cfg AgentConfig, r *rand.Rand) (int64, error) {
+	total := int64(cfg.Rate) * int64(cfg.History/time.Second)
+	if total <= 0 {
+		return 0, nil
+	}
+	end := time.Now()
+	per := cfg.History / time.Duration(total)
+	var written int64
+	for written < total {
+		if err := ctx.Err(); err != nil {
+			return written, nil
+		}
+		n := min(total-written, historyBatch)
+		from := end.Add(-cfg.History + time.Duration(written)*per)
+		if err := postJSONLines(ctx, cfg.URL, agentBatch(r, int(n), from, time.Duration(n)*per)); err != nil {
+			return written, err
+		}
+		written += n
+	}
+	return written, nil
+}
+
 // agentBatch is n JSON lines of random services and levels, the labels as
-// vloki stores them (stream fields), timestamps spread over the last tick.
-func agentBatch(r *rand.Rand, n int, now time.Time) []byte {
+// vloki stores them (stream fields), timestamps spread evenly over
+// [from, from+span).
+func agentBatch(r *rand.Rand, n int, from time.Time, span time.Duration) []byte {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	for i := range n {
 		s := services[r.IntN(len(services))]
 		lv := levels[r.IntN(len(levels))].name
-		ts := now.Add(-agentTick + time.Duration(i)*agentTick/time.Duration(n))
+		ts := from.Add(time.Duration(i) * span / time.Duration(n))
 		_ = enc.Encode(map[string]string{"_time": ts.UTC().Format(time.RFC3339Nano), "_msg": s.line(r, lv),
 			"app": s.app, "namespace": s.namespace, "env": "prod", "region": s.region, "level": lv})
 	}

@@ -59,3 +59,39 @@ func TestAgentWritesIntoVictoriaLogs(t *testing.T) {
 		t.Fatalf("row %v", line)
 	}
 }
+
+// TestAgentHistory: with History the agent first writes Rate lines a
+// second of the past History, spread over it, before its live lines.
+func TestAgentHistory(t *testing.T) {
+	p, err := vltest.StartProcess(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop()
+	ctx, stop := context.WithTimeout(context.Background(), 3*time.Second)
+	defer stop()
+	began := time.Now()
+	n, err := Agent(ctx, AgentConfig{URL: p.URL, Rate: 50, History: 10 * time.Minute})
+	if err != nil || n < 30_000 {
+		t.Fatalf("wrote %d lines: %v", n, err)
+	}
+	if resp, err := http.Get(p.URL + "/internal/force_flush"); err == nil {
+		resp.Body.Close()
+	}
+	// Each of the history's ten minutes holds its 3,000 lines.
+	for m := 1; m <= 9; m++ {
+		lo := began.Add(-time.Duration(m+1) * time.Minute).UnixNano()
+		q := url.Values{"query": {`{env="prod"} | stats count() n`}, "start": {strconv.FormatInt(lo, 10)},
+			"end": {strconv.FormatInt(lo+int64(time.Minute)-1, 10)}}
+		resp, err := http.Get(p.URL + "/select/logsql/query?" + q.Encode())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var row struct{ N string }
+		err = json.NewDecoder(resp.Body).Decode(&row)
+		resp.Body.Close()
+		if got, _ := strconv.Atoi(row.N); err != nil || got < 2990 || got > 3010 {
+			t.Fatalf("minute %d before the start holds %q lines: %v", m+1, row.N, err)
+		}
+	}
+}

@@ -21,6 +21,11 @@ type RunConfig struct {
 	Verify, Reference string
 	// Progress receives a live line while steps run (nil: none).
 	Progress io.Writer
+	// Warmup, when > 0, fires each workload at each target this long,
+	// unmeasured, before its measured step, with windows the step does
+	// not ask (another shift seed; moving modes move on by themselves):
+	// a dashboard already in use, not a cache filling up in the step.
+	Warmup time.Duration
 }
 
 // Run verifies each workload's answers, then times it at every load
@@ -37,6 +42,9 @@ func Run(ctx context.Context, cfg RunConfig) (*Report, error) {
 			for _, tg := range cfg.Targets {
 				if err := ctx.Err(); err != nil {
 					return r, err
+				}
+				if cfg.Warmup > 0 {
+					warmUp(cfg, w, l, tg)
 				}
 				r.Steps = append(r.Steps, step(cfg, w, l, tg))
 			}
@@ -70,6 +78,18 @@ func find(ts []Target, name string) (Target, bool) {
 	}
 	return Target{}, false
 }
+
+// warmUp fires w at tg for cfg.Warmup at load l, with shifts of its own
+// seed, and discards what it measured.
+func warmUp(cfg RunConfig, w Workload, l Load, tg Target) {
+	cfg.Window = cfg.window()
+	cfg.Window.Seed = splitmix(cfg.Window.Seed ^ warmupSalt)
+	l.Duration = cfg.Warmup
+	step(cfg, w, l, tg)
+}
+
+// warmupSalt makes the warm-up's shift seed differ from the step's.
+const warmupSalt = 0x7761726d7570 // "warmup"
 
 // step fires one workload at one load against one target.
 func step(cfg RunConfig, w Workload, l Load, tg Target) Step {
