@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record legacy-record malformed-record
+.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record legacy-record malformed-record kinds-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -101,6 +101,11 @@ patterns-record:
 collide-record:
 	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
 	  COLLIDE_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestParsedLabelsReplaceMetadataMatchLoki$$' -v ./internal/testing/integration/
+
+## kinds-record: Loki's answers to filters over lines with escapes and bytes outside ASCII, which TestLineKindsMatchLoki compares vloki's narrowed plans with (not part of CI)
+kinds-record:
+	@set -e; eval "$$(scripts/loki-run.sh)"; trap 'kill $$LOKI_PID' EXIT; \
+	  KINDS_RECORD_LOKI_URL=$$LOKI_URL $(GO) test -count=1 -run '^TestLineKindsMatchLoki$$' -v ./internal/testing/integration/
 
 ## burst-record: Loki's answers to entries sharing a timestamp, which TestSameTimestampOrderMatchesLoki compares vloki's with (not part of CI)
 burst-record:

@@ -179,6 +179,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	var indexed metric.Indexed
 	if streams != nil {
 		indexed = streams
+		eng = eng.WithLineKinds(streams.LineKinds)
 	}
 	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history), indexed,
 		newRecentLogs(cfg.Frontend, m))
@@ -463,7 +464,7 @@ func pushSubscribers(tails *tailhub.Hub, front *frontend.Frontend, m *metrics.Me
 		{Acked: func(p acks.Push) { m.ObservePush(ingest.Size(p.Streams)) }},
 	}
 	if streams != nil {
-		subs = append(subs, acks.Subscriber{Writing: streams.Prepare, Acked: acks.Streams(streams.Acked), Failed: streams.Failed})
+		subs = append(subs, acks.Subscriber{Writing: streams.Writing, Acked: acks.Streams(streams.Acked), Failed: streams.Failed})
 	}
 	if livePatterns != nil {
 		subs = append(subs, acks.Subscriber{Acked: acks.Streams(livePatterns.Push)})

@@ -94,8 +94,9 @@ type Push struct {
 
 // Subscriber is a consumer told of every push; any function may be nil.
 type Subscriber struct {
-	// Writing is told that a push of the tenant is about to be written.
-	Writing func(context.Context, tenant.ID)
+	// Writing is told that a push of the tenant's streams is about to be
+	// written.
+	Writing func(context.Context, tenant.ID, []lokidata.Stream)
 	// Acked is told of a push VictoriaLogs acknowledged.
 	Acked func(Push)
 	// Failed is told of a push that failed once sent: VictoriaLogs may
@@ -130,11 +131,12 @@ func New(c Config) *Ledger {
 // Assembly calls it before the first push.
 func (l *Ledger) Subscribe(subs ...Subscriber) { l.subs = append(l.subs, subs...) }
 
-// Writing tells the subscribers that a push of t is about to be written.
-func (l *Ledger) Writing(ctx context.Context, t tenant.ID) {
+// Writing tells the subscribers that a push of t's streams is about to be
+// written.
+func (l *Ledger) Writing(ctx context.Context, t tenant.ID, streams []lokidata.Stream) {
 	for _, s := range l.subs {
 		if s.Writing != nil {
-			s.Writing(ctx, t)
+			s.Writing(ctx, t, streams)
 		}
 	}
 }

@@ -119,7 +119,7 @@ func TestSubscribersInOrder(t *testing.T) {
 	var told []string
 	sub := func(name string) Subscriber {
 		return Subscriber{
-			Writing: func(_ context.Context, got tenant.ID) { told = append(told, name+" writing") },
+			Writing: func(_ context.Context, got tenant.ID, _ []lokidata.Stream) { told = append(told, name+" writing") },
 			Acked: func(p Push) {
 				if ack := l.LastAck(p.Tenant); ack.Order != l.Acknowledged() || !ack.At.Equal(p.At) {
 					t.Errorf("%s told before the acknowledgement was recorded: %+v", name, ack)
@@ -141,7 +141,7 @@ func TestSubscribersInOrder(t *testing.T) {
 		}
 	}
 	l.Subscribe(sub("first"), Subscriber{}, sub("second"))
-	l.Writing(context.Background(), tn)
+	l.Writing(context.Background(), tn, nil)
 	l.Acked(tn, push(9, 7))
 	l.Failed(tn)
 	want := []string{"first writing", "second writing", "first acked", "second acked", "first failed", "second failed"}

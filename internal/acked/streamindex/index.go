@@ -98,6 +98,9 @@ type tenantIndex struct {
 	// chunks merged into it; each stream lists the days it is in
 	// (stream.days), so the units cost one entry per tenant and day.
 	days map[int64]span
+	// marks are the kinds of lines of the tenant's streams that had a
+	// line of a kind (linekinds.go), by stream key.
+	marks map[string]*marks
 }
 
 type stream struct {

@@ -14,6 +14,7 @@ import (
 	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/lang/logsql"
+	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/read/logs"
 	"github.com/vloki/vloki/internal/read/metric"
 	"github.com/vloki/vloki/internal/read/plan"
@@ -33,6 +34,36 @@ type Engine struct {
 	// hidden, when set, is the filter of the lines the tenant's delete
 	// requests hide from log and metric queries.
 	hidden func(tenant.ID) logsql.Filter
+	// lineKinds, when set, tells the kinds of lines a tenant's streams
+	// may hold over a range (the stream index), so plans narrow their
+	// pushdowns (plan/narrow.go).
+	lineKinds LineKindsFunc
+}
+
+// LineKindsFunc tells the kinds of lines the tenant's streams matching ms
+// may hold in [start, end] (Unix ns, inclusive); ok is false when it
+// cannot tell.
+type LineKindsFunc func(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64) (kinds lokidata.LineKinds, ok bool, err error)
+
+// WithLineKinds makes the engine narrow the pushdowns of its plans with
+// what kinds tells of their ranges.
+func (e *Engine) WithLineKinds(kinds LineKindsFunc) *Engine {
+	e.lineKinds = kinds
+	return e
+}
+
+// narrow narrows q's pushdown for the range [start, end] when the kinds
+// of its lines are known there.
+func (e *Engine) narrow(ctx context.Context, t tenant.ID, q *plan.LogQuery, start, end int64) error {
+	if e.lineKinds == nil || !q.Narrows() {
+		return nil
+	}
+	kinds, ok, err := e.lineKinds(ctx, t, q.Selector, start, end)
+	if err != nil || !ok {
+		return err
+	}
+	q.Narrow(kinds)
+	return nil
 }
 
 // WithHidden makes the engine hide from log and metric queries the lines

@@ -57,6 +57,9 @@ func (e *Engine) Logs(ctx context.Context, t tenant.ID, q LogQuery) (*LogRun, er
 	if !q.ShowDeleted {
 		lq.Hide(e.Hidden(t))
 	}
+	if err := e.narrow(ctx, t, lq, start, end); err != nil {
+		return nil, err
+	}
 	if q.MeasureBytes {
 		if err := e.CheckBytesRead(ctx, t, q.Selector, start, end); err != nil {
 			return nil, err

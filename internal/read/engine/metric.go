@@ -66,6 +66,15 @@ func (e *Engine) Metric(ctx context.Context, t tenant.ID, q MetricQuery) (*Metri
 		return nil, err
 	}
 	plan.HideMetric(m, e.Hidden(t))
+	var narrowErr error
+	plan.EachLog(m, func(lq *plan.LogQuery) {
+		if narrowErr == nil {
+			narrowErr = e.narrow(ctx, t, lq, q.Start-int64(logql.LongestReach(se)), q.End)
+		}
+	})
+	if narrowErr != nil {
+		return nil, narrowErr
+	}
 	return &MetricRun{c: e.c, t: t, ownRows: f == nil, req: metric.Request{
 		Query: m, Start: q.Start, End: q.End, Step: q.Step, MaxSeries: lim.MaxQuerySeries,
 		SortByValue: sortsByValue(se), Splits: q.Splits, MaxBufferedBytes: int64(lim.MaxQueryBufferedBytes),

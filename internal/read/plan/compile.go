@@ -19,6 +19,9 @@ func CompileLog(sel logql.LogSelectorExpr, f *otheragents.Config) (*LogQuery, er
 	// line differs from the stored _msg. Filters after either run locally.
 	// formatted: a label_format may have set labels from templates.
 	dropped, lineChanged, formatted := false, false, false
+	// jsonOnly: every parser so far is a plain json, whose values are
+	// whole JSON scalars of the line.
+	jsonOnly := true
 	for _, st := range reorderStages(sel.Stages()) {
 		switch st := st.(type) {
 		case *logql.LineFilterExpr:
@@ -52,15 +55,16 @@ func CompileLog(sel logql.LogSelectorExpr, f *otheragents.Config) (*LogQuery, er
 			q.Stages = append(q.Stages, KeepStage{Items: st.Items})
 		case *logql.LabelParserExpr:
 			q.HasParser = true
+			jsonOnly = jsonOnly && st.Op == "json"
 			if st.Op == "unpack" {
 				q.PushdownExact, lineChanged = false, true
 			}
 			q.Stages = append(q.Stages, ParserStage{Op: st.Op, Expr: st})
 		case *logql.JSONParamsExpr:
-			q.HasParser = true
+			q.HasParser, jsonOnly = true, false
 			q.Stages = append(q.Stages, JSONParamsStage{Params: st.Params})
 		case *logql.LogfmtExpr:
-			q.HasParser = true
+			q.HasParser, jsonOnly = true, false
 			q.Stages = append(q.Stages, LogfmtStage{E: st})
 		case *logql.LabelFilterExpr:
 			lf, ok := pushdownLabelFilter(st.Filter, f)
@@ -68,7 +72,7 @@ func CompileLog(sel logql.LogSelectorExpr, f *otheragents.Config) (*LogQuery, er
 				filters = append(filters, lf)
 			} else {
 				q.PushdownExact = false
-				if nc := necessaryCondition(st.Filter); nc != nil && !formatted && !lineChanged && f == nil {
+				if nc := necessaryCondition(st.Filter, jsonOnly); nc != nil && !formatted && !lineChanged && f == nil {
 					filters, q.FiltersLines = append(filters, nc), true
 				}
 			}
@@ -110,7 +114,11 @@ func pushdownLineFilter(f *logql.LineFilterExpr, fc *otheragents.Config) logsql.
 			}
 			return nil
 		}
-		alts = append(alts, logsql.Regexp{Field: "_msg", Re: re})
+		if f.Type.Regexp() {
+			alts = append(alts, regexpLeg(re))
+		} else {
+			alts = append(alts, logsql.Regexp{Field: "_msg", Re: re})
+		}
 	}
 	var out logsql.Filter = alts
 	if f.Type.Negative() {

@@ -19,21 +19,5 @@ func HideMetric(m Metric, hidden logsql.Filter) {
 	if hidden == nil {
 		return
 	}
-	switch m := m.(type) {
-	case *RangeAgg:
-		if m.Log != nil {
-			m.Log.Hide(hidden)
-		}
-	case *SumOfRange:
-		HideMetric(m.Range, hidden)
-	case *VectorAgg:
-		HideMetric(m.Inner, hidden)
-	case *BinOp:
-		HideMetric(m.LHS, hidden)
-		HideMetric(m.RHS, hidden)
-	case *LabelReplace:
-		HideMetric(m.Inner, hidden)
-	case *QuerierAnswer:
-		HideMetric(m.Inner, hidden)
-	}
+	EachLog(m, func(q *LogQuery) { q.Hide(hidden) })
 }

@@ -21,7 +21,16 @@ import (
 //   - a parser (json, logfmt, regexp, pattern, json/logfmt parameters),
 //     which copies values out of the line: _msg contains v, unless the
 //     value was unescaped (JSON and logfmt escapes start with a
-//     backslash): _msg contains "\".
+//     backslash: _msg contains "\"), or v holds a space where the line
+//     held U+FFFD or invalid UTF-8 (Loki's json and logfmt parsers write
+//     a space for them: _msg holds a byte outside ASCII).
+//
+// When every parser before the filter is a plain json (jsonOnly), v is a
+// whole JSON string or number of the line, between a quote or a JSON
+// delimiter on each side: "_msg contains v" is then the phrase v, which
+// VictoriaLogs answers from its token blooms. The escape and non-ASCII
+// legs are narrowable (narrow.go): they select nothing where the stream
+// index knows the range holds no such line.
 //
 // Loki's string filters drop entries carrying a parse error like any other
 // (only numeric, duration and bytes filters let them through), so the
@@ -29,7 +38,7 @@ import (
 // elsewhere: after label_format (templates), after a stage that changes
 // the line before a parser reads it (line_format, decolorize, unpack), for
 // data other agents wrote (names and detected_level are derived at read),
-// and for v holding U+FFFD (parsers replace invalid UTF-8 with it).
+// and for v holding U+FFFD (no parsed value holds it).
 // `and` needs both sides' conditions, `or` either side's.
 //
 // Numeric, duration and bytes filters get no condition. An exact one for
@@ -40,21 +49,29 @@ import (
 // measured on the load tool's data it made the query 1.8× slower embedded
 // and 1.6× over HTTP: VictoriaLogs' regex for the duplicate check costs
 // ~8 µs a line, more than parsing the line in vloki.
-func necessaryCondition(f logql.LabelFilter) logsql.Filter {
+func necessaryCondition(f logql.LabelFilter, jsonOnly bool) logsql.Filter {
 	switch f := f.(type) {
 	case *logql.StringLabelFilter:
 		// Names starting with "__" are Loki's own (__error__ and its kin).
 		if f.Type != logql.MatchEqual || f.Value == "" || strings.ContainsRune(f.Value, '\uFFFD') || strings.HasPrefix(f.Name, "__") {
 			return nil
 		}
-		return logsql.Or{
+		var inLine logsql.Filter = logsql.Regexp{Field: "_msg", Re: regexp.QuoteMeta(f.Value)}
+		if jsonOnly {
+			inLine = logsql.Phrase{Field: "_msg", Value: f.Value}
+		}
+		cond := logsql.Or{
 			logsql.StreamFilter{Matchers: []logsql.StreamMatcher{{Label: f.Name, Op: logsql.StreamEq, Value: f.Value}}},
 			logsql.Exact{Field: f.Name, Value: f.Value},
-			logsql.Regexp{Field: "_msg", Re: regexp.QuoteMeta(f.Value)},
-			logsql.Regexp{Field: "_msg", Re: `\\`},
+			inLine,
+			escapedLines,
 		}
+		if strings.ContainsRune(f.Value, ' ') {
+			cond = append(cond, nonASCIILines)
+		}
+		return cond
 	case *logql.BinaryLabelFilter:
-		l, r := necessaryCondition(f.Left), necessaryCondition(f.Right)
+		l, r := necessaryCondition(f.Left, jsonOnly), necessaryCondition(f.Right, jsonOnly)
 		switch {
 		case f.And && l == nil:
 			return r

@@ -102,6 +102,8 @@ type LogQuery struct {
 	Foreign *otheragents.Config
 	// hidden: Hide narrowed Pushdown already.
 	hidden bool
+	// wide is Pushdown before Narrow narrowed it (nil: not narrowed).
+	wide logsql.Filter
 }
 
 // BareSelector reports a stream selector over vloki's own rows that no

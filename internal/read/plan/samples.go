@@ -22,7 +22,7 @@ func (ra *RangeAgg) SamplesKey() string {
 	var b strings.Builder
 	b.WriteString(ra.Source)
 	b.WriteString("\x00pushdown:")
-	b.WriteString(logsql.Query{Filter: ra.Log.Pushdown}.String())
+	b.WriteString(logsql.Query{Filter: ra.Log.WidePushdown()}.String())
 	b.WriteString("\x00grouping:")
 	if ra.Grouping == nil {
 		b.WriteString("none")

@@ -160,7 +160,8 @@ func readJSONValue(v []byte, t jsonparser.ValueType) string {
 }
 
 // unescapeJSONString unescapes like Loki: "" when the escapes are invalid,
-// and invalid UTF-8 removed.
+// and a space for each U+FFFD or invalid UTF-8 byte (Loki v3.7.8 writes a
+// space: Prometheus refuses the replacement character).
 func unescapeJSONString(b []byte) string {
 	u, err := jsonparser.Unescape(b, nil)
 	if err != nil {
@@ -168,14 +169,18 @@ func unescapeJSONString(b []byte) string {
 	}
 	s := string(u)
 	if strings.ContainsRune(s, utf8.RuneError) {
-		s = strings.Map(func(r rune) rune {
-			if r == utf8.RuneError {
-				return -1
-			}
-			return r
-		}, s)
+		s = strings.Map(spaceForRuneError, s)
 	}
 	return s
+}
+
+// spaceForRuneError is Loki's parsers' mapping of U+FFFD (and of what
+// does not decode) to a space.
+func spaceForRuneError(r rune) rune {
+	if r == utf8.RuneError {
+		return ' '
+	}
+	return r
 }
 
 // plainLabelName reports a key sanitizeLabelKey leaves as it is.

@@ -2,6 +2,7 @@ package stages
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/vloki/vloki/internal/lang/logfmt"
@@ -47,7 +48,7 @@ func scanLogfmt(s *Entry, sc *logfmt.Scanner, strict, keepEmpty bool) bool {
 		if s.wasExtracted(name) || !s.wants(name) || len(value) == 0 && !keepEmpty {
 			continue
 		}
-		if !s.extract(name, dropInvalidUTF8(value)) {
+		if !s.extract(name, spacedRuneErrors(value)) {
 			return false
 		}
 		if s.allWantedExtracted() {
@@ -57,17 +58,13 @@ func scanLogfmt(s *Entry, sc *logfmt.Scanner, strict, keepEmpty bool) bool {
 	return true
 }
 
-func dropInvalidUTF8(b []byte) string {
-	if utf8.Valid(b) {
+// spacedRuneErrors is b with a space for each U+FFFD or invalid UTF-8
+// byte, as Loki's logfmt parser writes it.
+func spacedRuneErrors(b []byte) string {
+	if !bytes.ContainsRune(b, utf8.RuneError) {
 		return string(b)
 	}
-	out := make([]rune, 0, len(b))
-	for _, r := range string(b) {
-		if r != utf8.RuneError {
-			out = append(out, r)
-		}
-	}
-	return string(out)
+	return strings.Map(spaceForRuneError, string(b))
 }
 
 func validUTF8(b []byte) bool { return !bytes.ContainsRune(b, utf8.RuneError) }

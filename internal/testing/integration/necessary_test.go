@@ -26,8 +26,10 @@ import (
 // parsers (plan/necessary.go): on generated lines — valid, malformed and
 // nested JSON, duplicate keys, escaped values, logfmt with quotes and
 // escapes, numbers in several forms, values in stream labels and
-// structured metadata — every query answers exactly as the same plan
-// run with only the stream selector pushed down.
+// structured metadata, words beside ASCII and Unicode neighbours, U+FFFD
+// — every query answers exactly as the same plan run with only the stream
+// selector pushed down. So does the plan narrowed (plan/narrow.go) over
+// copies of the data holding only lines of the kinds it is narrowed for.
 func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
 	streams := generatedStreams(r, 1500)
@@ -59,8 +61,17 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 		{`{app="nc"} |= "status" | json | status <= 200.5, code >= 1`, true}, // the line filter
 		{`{app="nc"} | json | status >= 500 or level="error"`, false},
 		{`{app="nc"} | logfmt | status >= 500`, false},
+		{`{app="nc"} |~ "\\berror\\b"`, true},
+		{`{app="nc"} !~ "\\berror\\b"`, true},
+		{`{app="nc"} |~ "\\ba b\\b"`, true},
+		{`{app="nc"} | json | msg="a b"`, true},
+		{`{app="nc"} | logfmt | msg="a b"`, true},
+		{`{app="nc"} | json | level="error" | json | status="500"`, true},
 	}
 	tn := (&tenant.Resolver{}).Map("nc")
+	// Copies of the data holding only lines of some kinds, and the plans
+	// narrowed for those kinds.
+	kindsOnly := []lokidata.LineKinds{0, lokidata.LineEscapes, lokidata.LineNonASCII}
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			for _, s := range streams {
@@ -69,6 +80,13 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 					t.Fatal(err)
 				}
 				tg.pushJSON(t, "nc", json.RawMessage(b))
+				for _, k := range kindsOnly {
+					b, err := json.Marshal(map[string]any{"streams": []any{linesOfKinds(s, k)}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					tg.pushJSON(t, kindsTenant(k), json.RawMessage(b))
+				}
 			}
 			for _, q := range []string{
 				`sum by (level) (count_over_time({app="nc"} | json | status >= 500 and level="error" | __error__="" [10m]))`,
@@ -109,9 +127,49 @@ func TestNecessaryConditionsKeepAnswers(t *testing.T) {
 					if len(b.Streams) == 0 {
 						t.Errorf("%s: no entry kept: the data does not exercise the filter", c.q)
 					}
+					for _, k := range kindsOnly {
+						compareNarrowed(t, tg.vl, c.q, pushed, &local, k, dir)
+					}
 				}
 			}
 		})
+	}
+}
+
+// kindsTenant is the tenant holding the lines of kinds k only.
+func kindsTenant(k lokidata.LineKinds) string { return "nc-kinds-" + strconv.Itoa(int(k)) }
+
+// linesOfKinds is stream s with only its lines of kinds within k.
+func linesOfKinds(s map[string]any, k lokidata.LineKinds) map[string]any {
+	var kept []any
+	for _, v := range s["values"].([]any) {
+		if lokidata.KindsOf(v.([]any)[1].(string))&^k == 0 {
+			kept = append(kept, v)
+		}
+	}
+	return map[string]any{"stream": s["stream"], "values": kept}
+}
+
+// compareNarrowed runs the plan narrowed for kinds k and the local plan
+// over the tenant holding lines of those kinds only.
+func compareNarrowed(t *testing.T, c *backend.Client, q string, pushed, local *plan.LogQuery, k lokidata.LineKinds, dir logs.Direction) {
+	t.Helper()
+	tn := (&tenant.Resolver{}).Map(kindsTenant(k))
+	narrowed := *pushed
+	narrowed.Narrow(k)
+	req := logs.Request{Start: base.UnixNano(), End: base.Add(time.Hour).UnixNano(), Limit: 5000, Direction: dir, Query: &narrowed}
+	a, _, err := logs.Walk(context.Background(), c, tn, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Query = local
+	b, _, err := logs.Walk(context.Background(), c, tn, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a.Streams, b.Streams) {
+		t.Errorf("%s narrowed for kinds %b (%v): answers differ: %d streams narrowed, %d without; %s", q, k,
+			logsql.Query{Filter: narrowed.Pushdown}, len(a.Streams), len(b.Streams), firstDifference(a.Streams, b.Streams))
 	}
 }
 
@@ -224,6 +282,17 @@ func generatedLine(r *rand.Rand) string {
 		return fmt.Sprintf(`ts=1 level=%s`, level)
 	case 12:
 		return fmt.Sprintf(`plain text mentioning %s and %s`, level, status)
+	case 13:
+		switch r.IntN(4) {
+		case 0:
+			return fmt.Sprintf(`{"msg":%q}`, pick(r, "a b", "a\uFFFDb", "a\tb", "ab", "a  b"))
+		case 1:
+			return `{"msg":"a\ufffdb","level":"error"}`
+		case 2:
+			return fmt.Sprintf(`msg=%q level=error`, pick(r, "a b", "a\uFFFDb", "a b c"))
+		}
+		return fmt.Sprintf("%serror%s code %sa b%s", pick(r, "", "x", "_", "é", "-", " ", "ä", "9", "\\"),
+			pick(r, "", "s", "_", "é", ".", "ü", "\\"), pick(r, "", "é", "(", "z"), pick(r, "", "ß", ")", "1"))
 	}
 	return fmt.Sprintf(`{"level":%q,"msg":"level=%s x"}`, level, level)
 }

@@ -78,7 +78,7 @@ func (w *Writer) Write(ctx context.Context, t tenant.ID, req *push.Request, now 
 	renameClashingMetadata(streams)
 	// Loki's ingesters drop repeats after its distributor counted the rate.
 	streams = dedup.Within(streams)
-	w.Acks.Writing(ctx, t)
+	w.Acks.Writing(ctx, t, streams)
 	if w.Dedup != nil {
 		kept, done, err := w.Dedup.Begin(ctx, t, streams)
 		if err != nil {

@@ -1,0 +1,105 @@
+package plan
+
+import (
+	"regexp/syntax"
+
+	"github.com/vloki/vloki/internal/lang/logsql"
+	"github.com/vloki/vloki/internal/lokidata"
+)
+
+// Pushdowns VictoriaLogs answers from its token blooms where the kinds of
+// lines a range holds are known (lokidata.LineKinds, from the stream
+// index): the plan holds logsql.Narrowable legs, written in their wide,
+// always exact form, and the engine narrows them per request (Narrow)
+// once the index has told it which kinds the range's streams may hold.
+
+var (
+	// escapedLines selects the lines holding a backslash.
+	escapedLines = logsql.Narrowable{Wide: logsql.Regexp{Field: "_msg", Re: `\\`}, Unless: uint8(lokidata.LineEscapes)}
+	// nonASCIILines selects the lines holding a byte outside ASCII (RE2
+	// reads an invalid byte as U+FFFD, outside ASCII too).
+	nonASCIILines = logsql.Narrowable{Wide: logsql.Regexp{Field: "_msg", Re: `[^\x00-\x7F]`}, Unless: uint8(lokidata.LineNonASCII)}
+)
+
+// regexpLeg pushes down one regexp of a line filter. `\bw\b`, w an ASCII
+// literal that starts and ends with a word character, narrows to the
+// phrase w over lines all ASCII: RE2's \b is ASCII, and on ASCII text
+// VictoriaLogs' token characters are RE2's word characters [0-9A-Za-z_],
+// so both ask for w with no word character beside it.
+func regexpLeg(re string) logsql.Filter {
+	wide := logsql.Regexp{Field: "_msg", Re: re}
+	w, ok := boundedWord(re)
+	if !ok {
+		return wide
+	}
+	return logsql.Narrowable{Wide: wide, Narrow: logsql.Phrase{Field: "_msg", Value: w}, Unless: uint8(lokidata.LineNonASCII)}
+}
+
+// boundedWord returns w when re is exactly `\bw\b` as above.
+func boundedWord(re string) (string, bool) {
+	p, err := syntax.Parse(re, syntax.Perl)
+	if err != nil || p.Op != syntax.OpConcat || len(p.Sub) != 3 {
+		return "", false
+	}
+	b1, lit, b2 := p.Sub[0], p.Sub[1], p.Sub[2]
+	if b1.Op != syntax.OpWordBoundary || b2.Op != syntax.OpWordBoundary || lit.Op != syntax.OpLiteral ||
+		lit.Flags&syntax.FoldCase != 0 || len(lit.Rune) == 0 {
+		return "", false
+	}
+	for _, r := range lit.Rune {
+		if r >= 0x80 {
+			return "", false
+		}
+	}
+	if !isWordRune(lit.Rune[0]) || !isWordRune(lit.Rune[len(lit.Rune)-1]) {
+		return "", false
+	}
+	return string(lit.Rune), true
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+}
+
+// Narrows reports whether the query's pushdown has legs Narrow can
+// narrow.
+func (q *LogQuery) Narrows() bool { return logsql.Narrows(q.Pushdown) }
+
+// Narrow narrows the pushdown for a range whose lines are of no kinds
+// but present.
+func (q *LogQuery) Narrow(present lokidata.LineKinds) {
+	if q.wide == nil {
+		q.wide = q.Pushdown
+	}
+	q.Pushdown = logsql.Narrowed(q.Pushdown, uint8(present))
+}
+
+// WidePushdown is the pushdown as planned, before Narrow: it selects the
+// same rows as Pushdown, and names them the same for every range.
+func (q *LogQuery) WidePushdown() logsql.Filter {
+	if q.wide != nil {
+		return q.wide
+	}
+	return q.Pushdown
+}
+
+// EachLog calls fn with every log query of m.
+func EachLog(m Metric, fn func(*LogQuery)) {
+	switch m := m.(type) {
+	case *RangeAgg:
+		if m.Log != nil {
+			fn(m.Log)
+		}
+	case *SumOfRange:
+		EachLog(m.Range, fn)
+	case *VectorAgg:
+		EachLog(m.Inner, fn)
+	case *BinOp:
+		EachLog(m.LHS, fn)
+		EachLog(m.RHS, fn)
+	case *LabelReplace:
+		EachLog(m.Inner, fn)
+	case *QuerierAnswer:
+		EachLog(m.Inner, fn)
+	}
+}
