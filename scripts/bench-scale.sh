@@ -28,10 +28,14 @@ out=${BENCH_SCALE_OUT:-bench-results/scale}
 lines=${BENCH_SCALE_LINES:-30000000}
 mkdir -p "$out"
 
-# Both vloki targets answer every request afresh (results cache and
-# coalescing off, no sole-writer reuse of steps), as bench-load's cold
-# targets: the same query repeated is timed, not a cache hit.
-cold=(-frontend.cache-results=false -frontend.coalesce=false -backend.sole-writer=off -limits.query-timeout=5m)
+# Both vloki targets answer every request afresh (results cache, kept
+# steps and spans, coalescing off), as bench-load's cold targets: the same
+# query repeated is timed, not a cache hit. The embedded one keeps its
+# default: vloki the sole writer of its storage, so its stream index
+# (what was pushed, no answer) narrows plans and answers metadata; the
+# external one is configured as where other agents may write too.
+cold=(-frontend.cache-results=false -frontend.coalesce=false -limits.query-timeout=5m)
+cold_ext=("${cold[@]}" -backend.sole-writer=off)
 phase_pids=()
 
 start_vl() { # name port
@@ -69,7 +73,7 @@ run_phase() { # phase lines extra-flags...
   p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; local pid_vlx=${pids[-1]}
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; local pid_vld=${pids[-1]}
   p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; local pid_emb=${pids[-1]}
-  p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" "${cold[@]}"; local pid_ext=${pids[-1]}
+  p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" "${cold_ext[@]}"; local pid_ext=${pids[-1]}
   echo "phase $phase: $n lines" >&2
   # The phase's own flags ("$@") come last: they win over the defaults.
   "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" \

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/storage/backend"
 )
 
@@ -41,7 +42,32 @@ func EvalSteps(ctx context.Context, c *backend.Client, t tenant.ID, req Request,
 	if err != nil {
 		return nil, err
 	}
+	if !v.scalar {
+		shareLabels(v.vectors)
+	}
 	return &Steps{times: ev.steps, v: v, logs: ev.logs, splitBound: ev.jammed}, nil
+}
+
+// shareLabels makes a sample whose labels equal those of the sample at
+// its position in the step before hold that sample's labels slice: the
+// evaluation builds a labels slice per sample, and steps kept as extents
+// would hold (and Bytes walk) one copy per step instead of per series.
+// The vectors must be the caller's own (not yet shared).
+func shareLabels(vectors [][]sample) {
+	for j := 1; j < len(vectors); j++ {
+		prev, cur := vectors[j-1], vectors[j]
+		for i := range min(len(prev), len(cur)) {
+			if !sameSlice(cur[i].labels, prev[i].labels) && lokidata.Compare(cur[i].labels, prev[i].labels) == 0 {
+				cur[i].labels = prev[i].labels
+			}
+		}
+	}
+}
+
+// sameSlice reports two labels slices with the same backing array and
+// length.
+func sameSlice(a, b lokidata.Labels) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 // CheckKept makes the series-limit checks of a range query answered from
@@ -134,14 +160,19 @@ func (s *Steps) Bytes() int64 {
 		return n + int64(len(s.v.scalars))*8
 	}
 	seen := map[labelsSlice]bool{}
+	var prev []sample
 	for _, vec := range s.v.vectors {
 		n += 24 + int64(len(vec))*sampleBytes
-		for _, smp := range vec {
+		for i, smp := range vec {
+			if i < len(prev) && sameSlice(smp.labels, prev[i].labels) {
+				continue // counted with the step before (shareLabels)
+			}
 			if sl, ok := sliceOf(smp.labels); ok && !seen[sl] {
 				seen[sl] = true
 				n += labelsBytes(smp.labels)
 			}
 		}
+		prev = vec
 	}
 	return n
 }

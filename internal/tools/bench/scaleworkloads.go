@@ -68,8 +68,11 @@ func needles(d *scaledata.Dataset) []Workload {
 		}}
 	}
 	return []Workload{
+		// LogQL's |= is a substring match: the twin is VictoriaLogs'
+		// substring filter (the word filter "id" would miss an id inside a
+		// longer token, so it answers another question).
 		each("line filter", func(id string) string { return `{agent="benchmark"} |= "` + id + `"` },
-			func(id string) string { return `{agent="benchmark"} "` + id + `"` }),
+			func(id string) string { return `{agent="benchmark"} *` + id + `*` }),
 		each("json trace_id", func(id string) string { return `{agent="benchmark"} | json | trace_id="` + id + `"` },
 			func(id string) string {
 				return `{agent="benchmark"} "` + id + `" | unpack_json fields (trace_id) | filter trace_id:="` + id + `"`
