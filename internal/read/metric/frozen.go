@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 
+	"github.com/vloki/vloki/internal/acked/streamindex"
 	"github.com/vloki/vloki/internal/lang/logsql"
 	"github.com/vloki/vloki/internal/read/plan"
 	"github.com/vloki/vloki/internal/read/samples"
@@ -144,10 +145,10 @@ func (ev *evaluator) joinFrozen(ctx context.Context, m *plan.RangeAgg, fetch ser
 		ulo, uhi = used.Lo, used.Hi
 	}
 	var times []logsql.Filter
-	if lo < ulo {
+	if lo < ulo && !ev.noEntriesIn(ctx, m, lo, ulo-1) {
 		times = append(times, window{lo, ulo - 1}.filter())
 	}
-	if uhi < hi {
+	if uhi < hi && !ev.noEntriesIn(ctx, m, uhi, hi-1) {
 		times = append(times, window{uhi, hi - 1}.filter())
 	}
 	fetched, err := fetch(ctx, m, times)
@@ -176,6 +177,20 @@ func (ev *evaluator) joinFrozen(ctx context.Context, m *plan.RangeAgg, fetch ser
 		s.ts, s.vals = spliced(s.ts, s.vals, k.TS, k.Vals, ulo)
 	}
 	return fetched, len(times) > 0, nil
+}
+
+// noEntriesIn reports that the stream index holds every entry of m's
+// streams in [lo, hi] and there is none: a refresh with no push since
+// the last one reads nothing from storage.
+func (ev *evaluator) noEntriesIn(ctx context.Context, m *plan.RangeAgg, lo, hi int64) bool {
+	if ev.req.Indexed == nil {
+		return false
+	}
+	empty := true
+	ok, err := ev.req.Indexed.Indexed(ctx, ev.t, m.Log.Selector, lo, hi, func(e streamindex.Entries) {
+		empty = empty && len(e.Lines) == 0
+	})
+	return ok && err == nil && empty
 }
 
 // spliced inserts the kept samples (ts, vals) into a series read around
