@@ -73,6 +73,8 @@ type Index struct {
 	tenants map[tenant.ID]*tenantIndex
 	streams int
 	lines   int
+	// marked is how many streams have marks (linekinds.go).
+	marked int
 	// horizonMu serialises horizon reads (one storage query per tenant).
 	horizonMu sync.Mutex
 }
@@ -99,8 +101,10 @@ type tenantIndex struct {
 	// (stream.days), so the units cost one entry per tenant and day.
 	days map[int64]span
 	// marks are the kinds of lines of the tenant's streams that had a
-	// line of a kind (linekinds.go), by stream key.
-	marks map[string]*marks
+	// line of a kind (linekinds.go), by stream key; they hold every row
+	// from marksFrom on (MinInt64: every row the index knows of).
+	marks     map[string]*marks
+	marksFrom int64
 }
 
 type stream struct {
@@ -203,7 +207,8 @@ func (ix *Index) Forget(t tenant.ID) {
 func (ix *Index) tenantLocked(t tenant.ID) *tenantIndex {
 	tn := ix.tenants[t]
 	if tn == nil {
-		tn = &tenantIndex{streams: map[string]*stream{}, days: map[int64]span{}, linesFrom: math.MinInt64, restored: math.MinInt64}
+		tn = &tenantIndex{streams: map[string]*stream{}, days: map[int64]span{}, linesFrom: math.MinInt64, restored: math.MinInt64,
+			marksFrom: math.MinInt64}
 		ix.tenants[t] = tn
 	}
 	return tn

@@ -14,7 +14,8 @@ import (
 // not know of. A mark is the time span of the stream's entries of that
 // kind and is never taken back (a failed or deduplicated push leaves it:
 // it means "may hold"). Only streams with a marked line have marks: at
-// most MaxStreams per tenant, past which the tenant is full.
+// most MaxStreams across tenants (40 bytes and the labels each), past
+// which a tenant with a new marked stream is full.
 
 // kindCount is how many kinds lokidata defines.
 const kindCount = 2
@@ -95,7 +96,7 @@ func (ix *Index) Writing(ctx context.Context, t tenant.ID, streams []lokidata.St
 			old.add(m)
 			continue
 		}
-		if len(tn.marks) >= ix.cfg.MaxStreams {
+		if ix.marked >= ix.cfg.MaxStreams {
 			tn.full = true
 			continue
 		}
@@ -103,15 +104,16 @@ func (ix *Index) Writing(ctx context.Context, t tenant.ID, streams []lokidata.St
 			tn.marks = map[string]*marks{}
 		}
 		tn.marks[key] = m
+		ix.marked++
 	}
 }
 
 // LineKinds is the kinds of the lines the tenant's streams matching ms may
 // hold in [start, end] (Unix ns, inclusive); ok is false when the index
 // does not know every row of the range (rows stored before it, or
-// restored from a saved index, whose lines it never saw).
+// restored from a saved index without marks, whose lines it never saw).
 func (ix *Index) LineKinds(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64) (kinds lokidata.LineKinds, ok bool, err error) {
-	if ok, err := ix.Covers(ctx, t, start); !ok || err != nil {
+	if ok, err := ix.knowsFrom(ctx, t, start); !ok || err != nil {
 		return 0, false, err
 	}
 	ix.mu.RLock()
@@ -120,7 +122,7 @@ func (ix *Index) LineKinds(ctx context.Context, t tenant.ID, ms []*logql.Matcher
 	if tn == nil {
 		return 0, true, nil
 	}
-	if tn.full {
+	if tn.full || start < tn.marksFrom {
 		return 0, false, nil
 	}
 	for _, m := range tn.marks {

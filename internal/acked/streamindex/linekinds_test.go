@@ -2,6 +2,9 @@ package streamindex
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/vloki/vloki/internal/lang/logql"
@@ -61,5 +64,50 @@ func TestLineKinds(t *testing.T) {
 	ix.Writing(ctx, tn, lines(lbls("app", "d"), map[int64]string{500: `\`}))
 	if _, ok := ask(60, 1000); ok {
 		t.Error("answered past MaxStreams marked streams")
+	}
+}
+
+// TestLineKindsSavedAndRestored: marks survive a clean restart; a file
+// without them (an older vloki's) leaves the restored rows' kinds unknown.
+func TestLineKindsSavedAndRestored(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.json")
+	ix := New(Config{MaxStreams: 10, Horizon: horizonAt(50)})
+	a := lbls("app", "a")
+	ix.Writing(ctx, tn, lines(a, map[int64]string{100: `x\y`}))
+	ix.Acked(tn, lines(a, map[int64]string{100: `x\y`}))
+	ix.Writing(ctx, tn, lines(lbls("app", "b"), map[int64]string{200: "plain"}))
+	ix.Acked(tn, lines(lbls("app", "b"), map[int64]string{200: "plain"}))
+	if err := ix.Save(path); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := New(Config{MaxStreams: 10, Horizon: horizonAt(200)})
+	if err := again.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if k, ok, err := again.LineKinds(ctx, tn, nil, 60, 1000); err != nil || !ok || k != lokidata.LineEscapes {
+		t.Errorf("restored kinds in [60, 1000]: %b %v %v", k, ok, err)
+	}
+	// The same file as an older vloki wrote it: no marks.
+	old := strings.Replace(string(raw), `"marks_saved":true`, `"marks_saved":false`, 1)
+	if old == string(raw) {
+		t.Fatal("the file holds no marks_saved")
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	older := New(Config{MaxStreams: 10, Horizon: horizonAt(200)})
+	if err := older.Load(path); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := older.LineKinds(ctx, tn, nil, 60, 1000); ok {
+		t.Error("kinds of restored rows answered without saved marks")
+	}
+	if k, ok, _ := older.LineKinds(ctx, tn, nil, 201, 1000); !ok || k != 0 {
+		t.Errorf("kinds after the restored rows: %b %v", k, ok)
 	}
 }

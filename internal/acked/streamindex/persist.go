@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
@@ -24,6 +25,16 @@ type savedTenant struct {
 	Streams   []savedStream `json:"streams"`
 	// Days are the day units' bounds (LabelRule).
 	Days []savedDay `json:"days,omitempty"`
+	// Marks are the streams' kinds of lines (linekinds.go); MarksSaved
+	// tells a file that has them (possibly none) from an older vloki's.
+	Marks      []savedMarks `json:"marks,omitempty"`
+	MarksSaved bool         `json:"marks_saved,omitempty"`
+}
+
+type savedMarks struct {
+	Labels lokidata.Labels    `json:"labels"`
+	Kinds  lokidata.LineKinds `json:"kinds"`
+	Spans  [kindCount]span    `json:"spans"`
 }
 
 type savedStream struct {
@@ -56,6 +67,7 @@ func (ix *Index) Save(path string) error {
 			st.Horizon = &h
 		}
 		st.Streams, st.Days = savedStreams(tn)
+		st.Marks, st.MarksSaved = savedMarksOf(tn), tn.marksFrom == math.MinInt64
 		s.Tenants = append(s.Tenants, st)
 	}
 	ix.mu.RUnlock()
@@ -114,8 +126,39 @@ func (ix *Index) Load(path string) error {
 			ix.streams++
 		}
 		tn.linesFrom = tn.restored + 1
+		ix.restoreMarks(tn, st)
 	}
 	return nil
+}
+
+// savedMarksOf are the tenant's marks as saved.
+func savedMarksOf(tn *tenantIndex) []savedMarks {
+	var out []savedMarks
+	for _, m := range tn.marks {
+		out = append(out, savedMarks{Labels: m.labels, Kinds: m.kinds, Spans: m.spans})
+	}
+	return out
+}
+
+// restoreMarks puts back the saved marks; without them (an older file,
+// or marks the tenant's earlier run did not have whole), the kinds of the
+// restored rows are unknown.
+func (ix *Index) restoreMarks(tn *tenantIndex, st savedTenant) {
+	if !st.MarksSaved {
+		tn.marksFrom = tn.restored + 1
+		return
+	}
+	for _, x := range st.Marks {
+		if ix.marked >= ix.cfg.MaxStreams {
+			tn.full = true
+			return
+		}
+		if tn.marks == nil {
+			tn.marks = map[string]*marks{}
+		}
+		tn.marks[x.Labels.String()] = &marks{labels: x.Labels, kinds: x.Kinds, spans: x.Spans}
+		ix.marked++
+	}
 }
 
 // savedStreams are the tenant's streams and day units as saved.
