@@ -17,9 +17,7 @@ import (
 // one timestamp with three values of structured metadata, then enough
 // later lines for Loki to cut its head block: the 140 sit in a cut block.
 func burstPushes() []string {
-	at := func(s int) string {
-		return fmt.Sprint(parity.Anchor.Add(3*time.Hour + time.Duration(s)*time.Second).UnixNano())
-	}
+	at := anchoredAt(3 * time.Hour)
 	v := func(s int, line string) string { return fmt.Sprintf(`[%q,%q]`, at(s), line) }
 	first := []string{v(10, "c first"), v(10, "a second"), v(10, "b third"), v(11, "z1"), v(10, "d fourth"), v(11, "y2"), v(10, "e fifth")}
 	var many []string

@@ -14,9 +14,7 @@ import (
 // extract (msg, user) and like their renamed keys, found by the second
 // parity dataset's random queries.
 func collidePushes() []string {
-	at := func(s int) string {
-		return fmt.Sprint(parity.Anchor.Add(3*time.Hour + time.Duration(s)*time.Second).UnixNano())
-	}
+	at := anchoredAt(3 * time.Hour)
 	var values []string
 	for i := range 12 {
 		line := fmt.Sprintf(`{"level":%q,"msg":"collide %d","user":"u%d","app":"inner"}`, []string{"info", "warn", "error"}[i%3], i, i%4)

@@ -103,3 +103,11 @@ func pushesMatchLoki(t *testing.T, golden, recordEnv string, pushes []string, qu
 		})
 	}
 }
+
+// anchoredAt gives the Unix ns, as text, of s seconds after the parity
+// anchor plus from: the times of recorded pushes.
+func anchoredAt(from time.Duration) func(s int) string {
+	return func(s int) string {
+		return fmt.Sprint(parity.Anchor.Add(from + time.Duration(s)*time.Second).UnixNano())
+	}
+}

@@ -16,9 +16,7 @@ import (
 // bytes outside ASCII (words beside Unicode letters, U+FFFD, which
 // Loki's parsers read as a space).
 func kindsPushes() []string {
-	at := func(s int) string {
-		return fmt.Sprint(parity.Anchor.Add(5*time.Hour + time.Duration(s)*time.Second).UnixNano())
-	}
+	at := anchoredAt(5 * time.Hour)
 	lines := map[string][]string{
 		"plain": {`{"msg":"a b","trace_id":"8472910384","status":500}`, `{"msg":"ab","trace_id":"18472910384"}`,
 			`x error y`, `errors x`, `x_error`, `error9 x`, `(error) x`, `msg="a b" trace_id=8472910384`,
