@@ -547,7 +547,7 @@ func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVi
 	m.RegisterFrontend(func() metrics.FrontendFigures {
 		s := f.Snapshot()
 		out := metrics.FrontendFigures{Hits: s.Hits, Misses: s.Misses, Stored: s.Stored, Coalesced: s.Coalesced,
-			Invalidations: s.InvalidatedByOldPush}
+			Invalidations: s.InvalidatedByOldPush, StepsHits: s.StepsHits}
 		if mem != nil {
 			out.Bytes, out.Entries, out.Evictions = mem.Usage()
 		}

@@ -41,6 +41,12 @@ func (s *Server) decodeRange(e edge) (*loghttp.RangeQuery, loghttp.Identity, err
 		return nil, loghttp.Identity{}, err
 	}
 	q.Identify(e.form, e.headers)
+	// max_query_length applies to each sub-query from its start less the
+	// longest range to its end: an end later within the last step could
+	// fail it where this one passes, so such a request is named by its end.
+	if limit := s.maxQueryLength(e.tenant); limit > 0 && q.End.Sub(q.Start)+logql.LongestReach(q.Expr)+q.Step >= limit {
+		q.Identity.StepsKey = ""
+	}
 	return q, q.Identity, nil
 }
 

@@ -31,6 +31,15 @@ type Identity struct {
 	Span time.Duration
 	// NoCache is Cache-Control: no-cache.
 	NoCache bool
+	// StepsKey, for a metric range query, names its answer by its steps
+	// instead of its end: every end up to the next step asks the same
+	// steps, split the same way (whether end lies on the last step is in
+	// it: Loki's splits then differ), so reads the same data and answers
+	// the same. LastStep is the last step's time, ReadsFrom the earliest
+	// time its steps read (start less the longest range and offset).
+	// Empty for other requests.
+	StepsKey            string
+	LastStep, ReadsFrom time.Time
 }
 
 // Headers are the request headers that reads depend on.
@@ -85,6 +94,12 @@ func (q *RangeQuery) Identify(f *Form, h Headers) {
 	q.Headers = h
 	q.Identity = h.identity(f, q.End, !f.has("end"), spanOf(q.Start, q.End)+logql.LongestRange(q.Expr))
 	q.Identity.Uncacheable = q.Expr != nil && readsAhead(q.Expr)
+	if _, metric := q.Expr.(logql.SampleExpr); metric && q.Step > 0 && !q.End.Before(q.Start) {
+		last := q.Start.Add(q.End.Sub(q.Start) / q.Step * q.Step)
+		q.Identity.LastStep, q.Identity.ReadsFrom = last, q.Start.Add(-logql.LongestReach(q.Expr))
+		q.Identity.StepsKey = h.key(f.Key("end")) + "\x00last-step=" + strconv.FormatInt(last.UnixNano(), 10) +
+			"," + strconv.FormatBool(last.Equal(q.End))
+	}
 }
 
 // Identify sets an instant query's identity once its query is parsed.

@@ -234,9 +234,11 @@ func (m *Metrics) Handler() http.Handler {
 // FrontendFigures are the query frontend's counters and cache usage.
 type FrontendFigures struct {
 	Hits, Misses, Stored, Coalesced, Invalidations uint64
-	Bytes                                          uint64
-	Entries                                        int
-	Evictions                                      uint64
+	// StepsHits are the hits of metric range queries by their steps.
+	StepsHits uint64
+	Bytes     uint64
+	Entries   int
+	Evictions uint64
 }
 
 // ExtentFigures are the extent store's figures.
@@ -297,6 +299,7 @@ func (m *Metrics) RegisterFrontend(read func() FrontendFigures) {
 	}
 	m.reg.MustRegister(
 		counter("vloki_results_cache_hits_total", "Answers served from the results cache.", func(f FrontendFigures) float64 { return float64(f.Hits) }),
+		counter("vloki_results_cache_steps_hits_total", "Metric range answers served from the results cache by their steps (another end within the last step, no push since at or before it).", func(f FrontendFigures) float64 { return float64(f.StepsHits) }),
 		counter("vloki_results_cache_misses_total", "Cacheable requests not found in the results cache.", func(f FrontendFigures) float64 { return float64(f.Misses) }),
 		counter("vloki_results_cache_stored_total", "Answers stored in the results cache.", func(f FrontendFigures) float64 { return float64(f.Stored) }),
 		counter("vloki_results_cache_evictions_total", "Answers evicted from the results cache.", func(f FrontendFigures) float64 { return float64(f.Evictions) }),

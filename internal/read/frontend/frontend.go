@@ -96,6 +96,8 @@ type Frontend struct {
 	now    func() time.Time
 	flight flights
 	stats  counters
+	// steps remembers answers kept by their steps (steps_memo.go).
+	steps stepsMemo
 
 	mu          sync.Mutex
 	generations map[tenant.ID]uint64
@@ -106,6 +108,8 @@ type Stats struct {
 	Hits, Misses, Stored, Coalesced   uint64
 	Uncacheable, BypassedByNoCache    uint64
 	InvalidatedByOldPush, TooLargeSet uint64
+	// StepsHits are the hits answered by their steps (steps_memo.go).
+	StepsHits uint64
 }
 
 // New returns a frontend.
@@ -163,6 +167,7 @@ func (f *Frontend) ackedSince(t tenant.ID, since time.Time) bool {
 // counters are Stats as they are kept: atomics, as every request counts.
 type counters struct {
 	hits, misses, stored, coalesced   atomic.Uint64
+	stepsHits                         atomic.Uint64
 	uncacheable, bypassedByNoCache    atomic.Uint64
 	invalidatedByOldPush, tooLargeSet atomic.Uint64
 }
@@ -172,7 +177,7 @@ func (f *Frontend) Snapshot() Stats {
 	c := &f.stats
 	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Stored: c.stored.Load(), Coalesced: c.coalesced.Load(),
 		Uncacheable: c.uncacheable.Load(), BypassedByNoCache: c.bypassedByNoCache.Load(),
-		InvalidatedByOldPush: c.invalidatedByOldPush.Load(), TooLargeSet: c.tooLargeSet.Load()}
+		InvalidatedByOldPush: c.invalidatedByOldPush.Load(), TooLargeSet: c.tooLargeSet.Load(), StepsHits: c.stepsHits.Load()}
 }
 
 // Handler answers a request the frontend passes on, told what the
@@ -185,9 +190,21 @@ type Handler func(w http.ResponseWriter, ctx context.Context, st ReadState)
 func (f *Frontend) Serve(w http.ResponseWriter, r *http.Request, req *Request, h Handler) {
 	cacheKey, cacheable, st := f.cacheKey(r.Context(), req)
 	f.waitVisible(r.Context(), req.Tenant)
+	stepsKey, bySteps := "", false
+	if !cacheable {
+		stepsKey, bySteps = f.stepsKey(req, st)
+	}
 	if cacheable {
 		if a, ok := f.cfg.Cache.Get(r.Context(), cacheKey); ok {
 			f.stats.hits.Add(1)
+			a.writeTo(w, r)
+			return
+		}
+		f.stats.misses.Add(1)
+	} else if bySteps {
+		if a, ok := f.fromSteps(r.Context(), req, stepsKey); ok {
+			f.stats.hits.Add(1)
+			f.stats.stepsHits.Add(1)
 			a.writeTo(w, r)
 			return
 		}
@@ -198,9 +215,15 @@ func (f *Frontend) Serve(w http.ResponseWriter, r *http.Request, req *Request, h
 		f.stats.uncacheable.Add(1)
 	}
 	a := f.execute(r.Context(), req, func(rec http.ResponseWriter, ctx context.Context) { h(rec, ctx, st) })
-	if cacheable && a.status == http.StatusOK && a.complete {
+	if (cacheable || bySteps) && a.status == http.StatusOK && a.complete {
 		a = a.withGzip()
-		if f.cfg.Cache.Set(r.Context(), cacheKey, a) {
+		stored := false
+		if cacheable {
+			stored = f.cfg.Cache.Set(r.Context(), cacheKey, a)
+		} else {
+			stored = f.keepSteps(r.Context(), stepsKey, st.AckSeq, a)
+		}
+		if stored {
 			f.stats.stored.Add(1)
 		} else {
 			f.stats.tooLargeSet.Add(1)

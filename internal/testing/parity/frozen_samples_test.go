@@ -37,7 +37,7 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 	queries := distinctQueries(corpusCases(t, cases, isRangeMetric))
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		indexedBefore := metric.IndexedAnswers.Load()
-		cached, asked := checkMovingWindows(t, b, soleWriter, queries, movingWindow, 3)
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, movingWindow, 3, 0)
 		hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
 		indexed := metric.IndexedAnswers.Load() - indexedBefore
 		t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored; the stream index answered %d range aggregations", asked, len(queries), hits, stored, indexed)
@@ -50,6 +50,55 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 			t.Errorf("the stream index answered %d range aggregations of %d requests: the check proves little", indexed, asked)
 		}
 	})
+}
+
+// TestStepsMemoMovingWindows asks every range metric query of the corpus
+// over windows in Grafana's shape (start aligned to the step, end now at
+// ms precision, a quarter of them on a step) of a caching vloki and of
+// one reading the storage alone, pushing recent and late entries between
+// queries and after a third of the asks: byte-identical answers, and with vloki the sole writer the
+// answers kept by their steps must have served.
+func TestStepsMemoMovingWindows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts VictoriaLogs")
+	}
+	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	queries := distinctQueries(corpusCases(t, cases, isRangeMetric))
+	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, grafanaWindow, 4, 3)
+		hits := metricValue(t, cached, "vloki_results_cache_steps_hits_total")
+		t.Logf("%d windows asked of %d queries; %v answered by their steps", asked, len(queries), hits)
+		if soleWriter == "on" && hits < float64(asked)/5 {
+			t.Errorf("answers by their steps served %v of %d requests: the check proves little", hits, asked)
+		}
+	})
+}
+
+// grafanaWindow is q as a panel in Grafana's shape asks it: its step and
+// span fixed per query, its start aligned down to the step, its end now
+// at ms precision, a quarter of the time exactly on its last step.
+func grafanaWindow(r *rand.Rand, q Case, now time.Time) Case {
+	steps := []time.Duration{15 * time.Second, 30 * time.Second, time.Minute}
+	spans := []time.Duration{30 * time.Minute, time.Hour, 3 * time.Hour}
+	n := len(q.Params["query"])
+	step, span := steps[n%len(steps)], spans[n/3%len(spans)]
+	end := time.UnixMilli(now.UnixMilli())
+	start := end.Add(-span).Truncate(step)
+	if r.IntN(4) == 0 {
+		end = start.Add(end.Sub(start) / step * step)
+	}
+	c := q
+	c.Params = map[string]string{}
+	for k, v := range q.Params {
+		c.Params[k] = v
+	}
+	c.Params["start"] = strconv.FormatInt(start.UnixNano(), 10)
+	c.Params["end"] = strconv.FormatInt(end.UnixNano(), 10)
+	c.Params["step"] = strconv.FormatInt(int64(step/time.Second), 10)
+	return c
 }
 
 // eachMovingBackend runs check on the embedded engine with vloki the
@@ -79,7 +128,7 @@ func TestRecentLogsMovingWindows(t *testing.T) {
 	}
 	queries := distinctQueries(corpusCases(t, cases, isRangeLog))
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
-		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 5)
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 5, 0)
 		hits := metricValue(t, cached, "vloki_recent_logs_hits_total")
 		t.Logf("%d windows asked of %d log queries; %v answered from kept spans", asked, len(queries), hits)
 		if hits < float64(asked)/20 {
@@ -111,7 +160,7 @@ func TestSeriesMovingWindows(t *testing.T) {
 		queries = append(queries, Case{ID: "series_moving_" + strconv.Itoa(i), Endpoint: "/loki/api/v1/series", Params: map[string]string{"match[]": sel}})
 	}
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
-		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 10)
+		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 10, 0)
 		fromMemory := metricValue(t, cached, `vloki_series_answers_total{source="memory"}`)
 		t.Logf("%d windows asked of %d series requests; %v answered from the stream index", asked, len(queries), fromMemory)
 		if soleWriter != "off" && fromMemory < float64(asked)/2 {
@@ -167,8 +216,9 @@ func refreshingWindow(r *rand.Rand, q Case, now time.Time) Case {
 
 // checkMovingWindows asks every query over asks windows of window of a caching
 // vloki and of a reference reading the storage alone, pushing between
-// asks, and returns the caching vloki's URL and how many it asked.
-func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case, window func(*rand.Rand, Case, time.Time) Case, asks int) (string, int) {
+// queries (and, with midPushes > 0, after one ask in midPushes of a
+// query's), and returns the caching vloki's URL and how many it asked.
+func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case, window func(*rand.Rand, Case, time.Time) Case, asks, midPushes int) (string, int) {
 	ctx := context.Background()
 	// A tenant of its own: the embedded engine is shared by the tests of
 	// the process, and rows another test pushed before the stream index
@@ -215,6 +265,9 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 				asked++
 				if d := sameAnswer(want, got); d != "" {
 					t.Errorf("round %d, %s start=%s end=%s step=%s: %s", round, c.Params["query"], c.Params["start"], c.Params["end"], c.Params["step"], d)
+				}
+				if midPushes > 0 && r.IntN(midPushes) == 0 {
+					push(false)
 				}
 			}
 		}
