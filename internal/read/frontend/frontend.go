@@ -215,7 +215,7 @@ func (f *Frontend) Serve(w http.ResponseWriter, r *http.Request, req *Request, h
 		f.stats.uncacheable.Add(1)
 	}
 	a := f.execute(r.Context(), req, func(rec http.ResponseWriter, ctx context.Context) { h(rec, ctx, st) })
-	if (cacheable || bySteps) && a.status == http.StatusOK && a.complete {
+	if (cacheable || bySteps && f.steps.again(stepsKey)) && a.status == http.StatusOK && a.complete {
 		a = a.withGzip()
 		stored := false
 		if cacheable {
