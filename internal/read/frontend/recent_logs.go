@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/vloki/vloki/internal/acked/streamindex"
 	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/read/engine"
 	"github.com/vloki/vloki/internal/read/logs"
@@ -310,11 +309,7 @@ func (f *Frontend) noRowsIn(ctx context.Context, run *engine.LogRun, lo, hi int6
 	if ix == nil || hi <= lo || run.Request().Query.Foreign != nil {
 		return false
 	}
-	empty := true
-	ok, err := ix.Indexed(ctx, run.Tenant(), run.Request().Query.Selector, lo, hi-1, func(e streamindex.Entries) {
-		empty = empty && len(e.Lines) == 0
-	})
-	return ok && err == nil && empty
+	return metric.NoEntries(ctx, ix, run.Tenant(), run.Request().Query.Selector, lo, hi-1)
 }
 
 // assemble groups entries (newest first) into streams in label order, as

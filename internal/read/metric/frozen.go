@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/vloki/vloki/internal/acked/streamindex"
 	"github.com/vloki/vloki/internal/lang/logsql"
 	"github.com/vloki/vloki/internal/read/plan"
 	"github.com/vloki/vloki/internal/read/samples"
@@ -183,14 +182,7 @@ func (ev *evaluator) joinFrozen(ctx context.Context, m *plan.RangeAgg, fetch ser
 // streams in [lo, hi] and there is none: a refresh with no push since
 // the last one reads nothing from storage.
 func (ev *evaluator) noEntriesIn(ctx context.Context, m *plan.RangeAgg, lo, hi int64) bool {
-	if ev.req.Indexed == nil {
-		return false
-	}
-	empty := true
-	ok, err := ev.req.Indexed.Indexed(ctx, ev.t, m.Log.Selector, lo, hi, func(e streamindex.Entries) {
-		empty = empty && len(e.Lines) == 0
-	})
-	return ok && err == nil && empty
+	return ev.req.Indexed != nil && NoEntries(ctx, ev.req.Indexed, ev.t, m.Log.Selector, lo, hi)
 }
 
 // spliced inserts the kept samples (ts, vals) into a series read around

@@ -24,6 +24,16 @@ type Indexed interface {
 	Indexed(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, fn func(streamindex.Entries)) (ok bool, err error)
 }
 
+// NoEntries reports that ix holds every entry of the tenant's streams
+// matching ms in [lo, hi] (Unix ns, inclusive) and there is none.
+func NoEntries(ctx context.Context, ix Indexed, t tenant.ID, ms []*logql.Matcher, lo, hi int64) bool {
+	empty := true
+	ok, err := ix.Indexed(ctx, t, ms, lo, hi, func(e streamindex.Entries) {
+		empty = empty && len(e.Lines) == 0
+	})
+	return ok && err == nil && empty
+}
+
 // IndexedAnswers counts the range aggregations the stream index answered
 // (tests check that it did).
 var IndexedAnswers atomic.Int64

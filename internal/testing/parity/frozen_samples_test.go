@@ -27,14 +27,7 @@ import (
 // victoria-logs process without it (only data older than the freshness
 // window is kept; old pushes move the generation on).
 func TestFrozenSamplesMovingWindows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts VictoriaLogs")
-	}
-	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := distinctQueries(corpusCases(t, cases, isRangeMetric))
+	queries := movingCorpus(t, isRangeMetric)
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		indexedBefore := metric.IndexedAnswers.Load()
 		cached, asked := checkMovingWindows(t, b, soleWriter, queries, movingWindow, 3, 0)
@@ -59,14 +52,7 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 // queries and after a third of the asks: byte-identical answers, and with vloki the sole writer the
 // answers kept by their steps must have served.
 func TestStepsMemoMovingWindows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts VictoriaLogs")
-	}
-	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := distinctQueries(corpusCases(t, cases, isRangeMetric))
+	queries := movingCorpus(t, isRangeMetric)
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		cached, asked := checkMovingWindows(t, b, soleWriter, queries, grafanaWindow, 5, 3)
 		hits := metricValue(t, cached, "vloki_results_cache_steps_hits_total")
@@ -101,6 +87,20 @@ func grafanaWindow(r *rand.Rand, q Case, now time.Time) Case {
 	return c
 }
 
+// movingCorpus is one case per distinct query of the corpus that keep
+// selects; the test is skipped in -short mode (it starts VictoriaLogs).
+func movingCorpus(t *testing.T, keep func(Case) bool) []Case {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("starts VictoriaLogs")
+	}
+	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return distinctQueries(corpusCases(t, cases, keep))
+}
+
 // eachMovingBackend runs check on the embedded engine with vloki the
 // sole writer and on a victoria-logs process without it.
 func eachMovingBackend(t *testing.T, check func(t *testing.T, b vltest.Backend, soleWriter string)) {
@@ -119,14 +119,7 @@ func eachMovingBackend(t *testing.T, check func(t *testing.T, b vltest.Backend, 
 // pushes arriving between asks, on both backends: byte-identical answers,
 // and the kept spans must really have served.
 func TestRecentLogsMovingWindows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts VictoriaLogs")
-	}
-	cases, err := LoadCorpus(filepath.Join(parityDir(), "corpus"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	queries := distinctQueries(corpusCases(t, cases, isRangeLog))
+	queries := movingCorpus(t, isRangeLog)
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 5, 0)
 		hits := metricValue(t, cached, "vloki_recent_logs_hits_total")
