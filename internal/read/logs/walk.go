@@ -85,6 +85,8 @@ type walker struct {
 	// buf is reused by every fetch: a batch is consumed before the next
 	// one is asked for.
 	buf []logrow.Row
+	// probed: the rest of the range was asked for whole once (probeRest).
+	probed bool
 }
 
 // firstWindow is the span of the first request of a walk.
@@ -107,6 +109,7 @@ const maxBatch = 2000
 func (w *walker) run(ctx context.Context) error {
 	lo, hi := w.req.Start, w.req.End-1
 	span := firstWindow
+	seen := 0 // rows of the windows that were not full
 	for lo <= hi && !w.col.full() {
 		wlo, whi := lo, hi
 		if whi-wlo >= span {
@@ -133,8 +136,47 @@ func (w *walker) run(ctx context.Context) error {
 		if !full && span < math.MaxInt64/2 {
 			span *= 2
 		}
+		if !full {
+			seen += len(w.buf)
+		}
+		if !full && lo <= hi && !w.col.full() && w.worthProbing(seen, hi-lo+1) {
+			w.probed = true
+			if all, err := w.probeRest(ctx, lo, hi); err != nil || all {
+				return err
+			}
+		}
 	}
 	return nil
+}
+
+// worthProbing tells whether to ask for the rest of the range whole
+// (probeRest): once a walk, for queries whose lines VictoriaLogs
+// filters (without a line filter a window costs little to ask), when
+// the rows seen so far, spread over the rest at their density, would
+// fit one batch.
+func (w *walker) worthProbing(seen int, rest int64) bool {
+	if w.probed || !w.req.Query.FiltersLines {
+		return false
+	}
+	covered := w.req.End - w.req.Start - rest
+	return covered > 0 && float64(seen)*float64(rest)/float64(covered) <= maxBatch
+}
+
+// probeRest asks for at most maxBatch+1 rows of the rest of the range
+// [lo, hi], unsorted: when no more come back, they are all its rows and
+// the walk is over. A search for a rare line (a trace id) then takes two
+// requests instead of one per doubling window, each filtering its blocks
+// again. When the rest holds more, VictoriaLogs stops at maxBatch+1 rows
+// (its limit pipe ends the search), which are dropped: at most a batch's
+// cost, once a walk.
+func (w *walker) probeRest(ctx context.Context, lo, hi int64) (all bool, err error) {
+	rows, err := w.fetchUnsorted(ctx, lo, hi, maxBatch+1)
+	if err != nil || len(rows) > maxBatch {
+		return false, err
+	}
+	w.sortRows(rows)
+	w.col.addAll(rows)
+	return true, nil
 }
 
 // walkBatch collects the first batch of the window [lo, hi]: the rows up
@@ -229,6 +271,24 @@ func (w *walker) batchSize() int {
 // most limit of them (0: all) from the direction's starting end. The rows
 // live in w.buf, valid until the next fetch.
 func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logrow.Row, error) {
+	q := w.rowsQuery(lo, hi)
+	if limit > 0 {
+		q.Pipes = append(q.Pipes, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: limit})
+	}
+	return w.read(ctx, q)
+}
+
+// fetchUnsorted returns at most limit rows of [lo, hi] that pass the
+// pushed-down filter, in no order.
+func (w *walker) fetchUnsorted(ctx context.Context, lo, hi int64, limit int) ([]logrow.Row, error) {
+	q := w.rowsQuery(lo, hi)
+	q.Pipes = append(q.Pipes, logsql.Limit(limit))
+	return w.read(ctx, q)
+}
+
+// rowsQuery asks for the rows of [lo, hi] that pass the pushed-down
+// filter, with the fields the collector reads.
+func (w *walker) rowsQuery(lo, hi int64) logsql.Query {
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
@@ -236,9 +296,11 @@ func (w *walker) fetch(ctx context.Context, lo, hi int64, limit int) ([]logrow.R
 	if w.req.Metadata != nil {
 		q.Pipes[0] = logsql.Fields(append([]string{"_time", "_stream", "_msg", schema.EmptyLineField, schema.SeqField}, w.req.Metadata...))
 	}
-	if limit > 0 {
-		q.Pipes = append(q.Pipes, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: limit})
-	}
+	return q
+}
+
+// read runs q and reads its rows into w.buf, valid until the next read.
+func (w *walker) read(ctx context.Context, q logsql.Query) ([]logrow.Row, error) {
 	rows := w.buf[:0]
 	err := w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
 		row, err := logrow.Read(r, w.streams)

@@ -129,3 +129,75 @@ func sortBursts(summary string) string {
 	}
 	return strings.Join(parts, " ")
 }
+
+// TestLineFilterWalkAsksRestWhole: a line-filtered log query over a
+// range whose newest (or, forward, oldest) hour holds few matches asks
+// for the rest of the range whole once (logs.probeRest). Rare needles
+// come back whole; a dense older part (more than a batch: 2,600 lines)
+// is dropped and walked by windows. Every (filter, direction, limit)
+// answer is checked against the first-N-in-order reference.
+func TestLineFilterWalkAsksRestWhole(t *testing.T) {
+	type pushed struct {
+		app  string
+		ts   time.Time
+		line string
+	}
+	r := rand.New(rand.NewPCG(11, 3))
+	var all []pushed
+	at := func(i int, from, span time.Duration) time.Time {
+		return base.Add(from + time.Duration(r.Int64N(int64(span))/1e3*1e3) + time.Duration(i)) // unique ns
+	}
+	for i := range 7 {
+		all = append(all, pushed{[]string{"p1", "p2"}[i%2], at(i, 0, 6*time.Hour), fmt.Sprintf("needle-%d", i)})
+	}
+	for i := range 2600 { // only in hours 1 to 5: the first and last hours hold none
+		all = append(all, pushed{[]string{"p1", "p2"}[i%2], at(10+i, time.Hour, 4*time.Hour), fmt.Sprintf("bulk-%d", i)})
+	}
+	reference := func(needle string, backward bool, limit int) string {
+		var s []pushed
+		for _, p := range all {
+			if strings.Contains(p.line, needle) {
+				s = append(s, p)
+			}
+		}
+		sort.Slice(s, func(i, j int) bool { return s[i].ts.Before(s[j].ts) == !backward })
+		s = s[:min(len(s), limit)]
+		var parts []string
+		for _, app := range []string{"p1", "p2"} {
+			var lines []string
+			for _, p := range s {
+				if p.app == app {
+					lines = append(lines, p.line)
+				}
+			}
+			if len(lines) > 0 {
+				parts = append(parts, app+":"+strings.Join(lines, ","))
+			}
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			for _, app := range []string{"p1", "p2"} {
+				var es []entry
+				for _, p := range all {
+					if p.app == app {
+						es = append(es, entry{ns(p.ts), p.line})
+					}
+				}
+				tg.pushJSON(t, "probe", jsonPush(map[string]string{"app": app}, es...))
+			}
+			for _, needle := range []string{"needle", "bulk"} {
+				for _, dir := range []string{"backward", "forward"} {
+					for _, limit := range []int{1, 3, 100, 2100, 3000} {
+						got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "probe",
+							rangeParams(`{app=~"p.*"} |= "`+needle+`"`, base, base.Add(6*time.Hour), limit, dir), nil)))
+						if want := reference(needle, dir == "backward", limit); got != want {
+							t.Errorf("%s %s limit %d:\n got  %.300s\n want %.300s", needle, dir, limit, got, want)
+						}
+					}
+				}
+			}
+		})
+	}
+}
