@@ -2,6 +2,7 @@ package lokijson
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -115,5 +116,40 @@ func TestAppendModelTimeMatchesFloatFormatting(t *testing.T) {
 		if got, want := string(appendModelTime(nil, ms)), strconv.FormatFloat(float64(ms)/1000, 'f', -1, 64); got != want {
 			t.Fatalf("%d ms: %s, want %s", ms, got, want)
 		}
+	}
+}
+
+// TestAppendValueMatchesFloatFormatting: the integer path and the copy of
+// a repeated value write what strconv 'f' -1 writes (Loki's form).
+func TestAppendValueMatchesFloatFormatting(t *testing.T) {
+	values := []float64{0, math.Copysign(0, -1), 1, -1, 7, 1 << 52, 1<<53 - 1, 1 << 53, 1 << 60, -(1 << 53), 0.5, 1e21, 1e-7,
+		math.NaN(), math.Inf(1), math.Inf(-1), math.MaxFloat64, math.SmallestNonzeroFloat64, 12345.000001, 3600}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		values = append(values, float64(r.Int64N(1<<54)-1<<53), r.NormFloat64()*1e6, math.Trunc(r.NormFloat64()*1e3))
+	}
+	for _, v := range values {
+		if got, want := string(appendValue(nil, v)), strconv.FormatFloat(v, 'f', -1, 64); got != want {
+			t.Fatalf("%v: %s, want %s", v, got, want)
+		}
+	}
+	var points []lokidata.Point
+	var want []byte
+	for i, v := range values {
+		p := lokidata.Point{TimestampMs: int64(i) * 15000, Value: v}
+		for range i % 3 { // runs of repeated values, -0 after 0
+			points = append(points, p)
+		}
+	}
+	for i, p := range points {
+		if i > 0 {
+			want = append(want, ',')
+		}
+		want = append(want, '[')
+		want = append(want, strconv.FormatFloat(float64(p.TimestampMs)/1000, 'f', -1, 64)...)
+		want = append(want, ",\""+strconv.FormatFloat(p.Value, 'f', -1, 64)+"\"]"...)
+	}
+	if got := appendPoints(nil, points); string(got) != string(want) {
+		t.Fatalf("points differ:\n%s\nwant\n%s", got, want)
 	}
 }

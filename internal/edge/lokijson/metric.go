@@ -1,6 +1,7 @@
 package lokijson
 
 import (
+	"math"
 	"strconv"
 
 	"github.com/vloki/vloki/internal/lokidata"
@@ -20,12 +21,7 @@ func AppendMatrix(b []byte, series []lokidata.Series, st Stats) []byte {
 		b = append(b, `{"metric":`...)
 		b = appendLabelsObject(b, s.Metric)
 		b = append(b, `,"values":[`...)
-		for j, p := range s.Points {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = appendPoint(b, p)
-		}
+		b = appendPoints(b, s.Points)
 		b = append(b, "]}"...)
 	}
 	return appendMetricTail(b, st)
@@ -62,13 +58,47 @@ func appendMetricTail(b []byte, st Stats) []byte {
 	return append(b, "}}"...)
 }
 
+// appendPoints writes a series' points, comma-separated. A value equal,
+// bit for bit, to the one before is copied from the text written for it:
+// counts and sparse series repeat values from step to step.
+func appendPoints(b []byte, points []lokidata.Point) []byte {
+	var prevBits uint64
+	prevAt, prevEnd := -1, -1
+	for j, p := range points {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '[')
+		b = appendModelTime(b, p.TimestampMs)
+		b = append(b, ",\""...)
+		if bits := math.Float64bits(p.Value); prevAt >= 0 && bits == prevBits {
+			b = append(b, b[prevAt:prevEnd]...)
+		} else {
+			prevAt, prevBits = len(b), bits
+			b = appendValue(b, p.Value)
+			prevEnd = len(b)
+		}
+		b = append(b, "\"]"...)
+	}
+	return b
+}
+
+// appendValue writes a value as strconv 'f' -1 does; integers below 2^53
+// (what that writes as their digits) without float formatting.
+func appendValue(b []byte, v float64) []byte {
+	if v == math.Trunc(v) && math.Abs(v) < 1<<53 && !(v == 0 && math.Signbit(v)) {
+		return strconv.AppendInt(b, int64(v), 10)
+	}
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
+}
+
 // appendPoint writes [seconds,"value"] with seconds as lokidata.Time prints
 // them: integer seconds, or with the milliseconds after a dot.
 func appendPoint(b []byte, p lokidata.Point) []byte {
 	b = append(b, '[')
 	b = appendModelTime(b, p.TimestampMs)
 	b = append(b, ",\""...)
-	b = strconv.AppendFloat(b, p.Value, 'f', -1, 64)
+	b = appendValue(b, p.Value)
 	return append(b, "\"]"...)
 }
 
