@@ -74,6 +74,11 @@ type Extents struct {
 	Acks AckLog
 
 	reused, evaluated atomic.Uint64
+	// grids notes the step grids asked (query, step and start modulo
+	// step, whatever the generation): the steps of a grid no extent
+	// holds are kept the second time it is asked, so windows whose start
+	// moves with every request keep none.
+	grids askedSet
 }
 
 // Counts reports the steps served from extents and those evaluated.
@@ -108,7 +113,9 @@ func (x *Extents) answer(ctx context.Context, t tenant.ID, text string, st ReadS
 	if err != nil {
 		return nil, err
 	}
-	x.keep(st, key, kept, all, req)
+	if onGrid(kept, req) || x.grids.again(gridKey(t, req, text)) {
+		x.keep(st, key, kept, all, req)
+	}
 	return res, nil
 }
 
@@ -159,7 +166,7 @@ func (x *Extents) keep(st ReadState, key string, kept, all *metric.Steps, req me
 	if keep.Len() == 0 {
 		return
 	}
-	if kept != nil && kept.Len() > 0 && kept.First() < req.Start && kept.Last() >= req.Start-req.Step && (req.Start-kept.First())%req.Step == 0 {
+	if onGrid(kept, req) && kept.First() < req.Start && kept.Last() >= req.Start-req.Step {
 		from := max(kept.First(), req.Start-(req.End-req.Start))
 		keep = metric.JoinSteps(kept.Slice(from, req.Start-req.Step), keep)
 	}
@@ -167,6 +174,15 @@ func (x *Extents) keep(st ReadState, key string, kept, all *metric.Steps, req me
 		return // nothing new
 	}
 	x.Store.Set(key, NewExtent(keep, seq))
+}
+
+// onGrid reports kept steps on the request's step grid.
+func onGrid(kept *metric.Steps, req metric.Request) bool {
+	return kept != nil && kept.Len() > 0 && (req.Start-kept.First())%req.Step == 0
+}
+
+func gridKey(t tenant.ID, req metric.Request, query string) string {
+	return extentKey(t, 0, req.Step, query) + "|" + strconv.FormatInt(req.Start%req.Step, 10)
 }
 
 func extentKey(t tenant.ID, gen uint64, step int64, query string) string {

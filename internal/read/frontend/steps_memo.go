@@ -2,7 +2,6 @@ package frontend
 
 import (
 	"context"
-	"hash/maphash"
 	"strconv"
 	"sync"
 )
@@ -22,37 +21,23 @@ import (
 // answers themselves count against the results cache's bound.
 const stepsMemoBytes = 8 << 20
 
-// stepsSeenMax bounds the hashes of steps' keys seen once (16 bytes
-// each; emptied when full).
-const stepsSeenMax = 1 << 16
-
 // stepsMemo maps a steps' key to the push number of its stored answer.
-// An answer is stored the second time its steps are asked: windows whose
-// start moves with every request (ms precision, not Grafana's alignment)
-// are never asked twice, and storing each (gzip, cache churn) halved
-// their throughput.
+// An answer is stored the second time its steps are asked (askedSet):
+// storing every answer of windows that move with each request (gzip,
+// cache churn) halved their throughput.
 type stepsMemo struct {
 	mu    sync.Mutex
 	seqs  map[string]uint64
 	bytes int
-	seen  map[uint64]struct{}
-	seed  maphash.Seed
+	asked askedSet
 }
 
 // again reports whether key's steps were asked before, noting them.
 func (m *stepsMemo) again(key string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.seqs[key]; ok {
+	if _, ok := m.get(key); ok {
 		return true
 	}
-	if m.seen == nil || len(m.seen) >= stepsSeenMax {
-		m.seen, m.seed = map[uint64]struct{}{}, maphash.MakeSeed()
-	}
-	h := maphash.String(m.seed, key)
-	_, ok := m.seen[h]
-	m.seen[h] = struct{}{}
-	return ok
+	return m.asked.again(key)
 }
 
 func (m *stepsMemo) get(key string) (uint64, bool) {

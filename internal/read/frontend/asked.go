@@ -1,0 +1,34 @@
+package frontend
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// askedMax bounds the key hashes an askedSet holds (16 bytes each); the
+// set is emptied when full.
+const askedMax = 1 << 16
+
+// askedSet tells whether a key was asked before: what is kept for reuse
+// (answers by their steps, extents of a step grid) is kept the second
+// time it is asked, since windows that move with every request (ms
+// precision, not Grafana's alignment) never ask the same thing twice and
+// keeping each one cost their throughput. The zero value is ready.
+type askedSet struct {
+	mu   sync.Mutex
+	seen map[uint64]struct{}
+	seed maphash.Seed
+}
+
+// again reports whether key was asked before, noting it.
+func (s *askedSet) again(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.seen == nil || len(s.seen) >= askedMax {
+		s.seen, s.seed = map[uint64]struct{}{}, maphash.MakeSeed()
+	}
+	h := maphash.String(s.seed, key)
+	_, ok := s.seen[h]
+	s.seen[h] = struct{}{}
+	return ok
+}
