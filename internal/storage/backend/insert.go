@@ -7,18 +7,29 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/klauspost/compress/s2"
+
 	"github.com/vloki/vloki/internal/edge/tenant"
 )
 
-// PushLoki sends a snappy-compressed Loki protobuf PushRequest to
-// VictoriaLogs' Loki endpoint with message parsing off, so every line is
+// PushLoki sends a Loki protobuf PushRequest (uncompressed, marshalled)
+// to VictoriaLogs' Loki endpoint with message parsing off, so every line is
 // stored verbatim in _msg and labels become stream fields. It returns only
-// after VictoriaLogs accepted the whole body.
-func (c *Client) PushLoki(ctx context.Context, t tenant.ID, snappyProto []byte) error {
+// after VictoriaLogs accepted the whole body. The embedded engine takes
+// the body as it is (no compression to undo in the same process); a
+// VictoriaLogs over the network gets it snappy-compressed, as Loki's
+// protocol has it, in s2's fast snappy-compatible form.
+func (c *Client) PushLoki(ctx context.Context, t tenant.ID, proto []byte) error {
 	form := url.Values{"disable_message_parsing": {"1"}}
 	hdr := http.Header{"Content-Type": {"application/x-protobuf"}, "Content-Encoding": {"snappy"}}
+	body := proto
+	if c.direct != nil {
+		hdr.Set("Content-Encoding", "none")
+	} else {
+		body = s2.EncodeSnappy(nil, proto)
+	}
 	return c.timed("push", func() error {
-		return c.insert(ctx, t, "/insert/loki/api/v1/push", form, snappyProto, hdr)
+		return c.insert(ctx, t, "/insert/loki/api/v1/push", form, body, hdr)
 	})
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/grafana/loki/pkg/push"
-	"github.com/klauspost/compress/snappy"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/lang/logsql"
@@ -28,7 +27,7 @@ func TestPushQueryRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := snappy.Encode(nil, raw)
+	body := raw
 	for _, b := range vltest.Both(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			ctx := context.Background()

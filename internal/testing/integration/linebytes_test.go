@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/grafana/loki/pkg/push"
-	"github.com/klauspost/compress/snappy"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/storage/backend"
@@ -95,7 +94,7 @@ func pushWithoutLengths(t *testing.T, c *backend.Client, tn tenant.ID, labels st
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.PushLoki(context.Background(), tn, snappy.Encode(nil, raw)); err != nil {
+	if err := c.PushLoki(context.Background(), tn, raw); err != nil {
 		t.Fatal(err)
 	}
 	vltest.Flush(t, c)

@@ -1,5 +1,5 @@
 // Package ingest turns validated Loki push streams into the body vloki sends
-// to VictoriaLogs: a snappy-compressed Loki protobuf request for its
+// to VictoriaLogs: a Loki protobuf request for its
 // /insert/loki/api/v1/push endpoint with message parsing disabled.
 //
 // VictoriaLogs cannot store an empty _msg (it substitutes its
@@ -18,7 +18,6 @@ import (
 	"strconv"
 
 	"github.com/grafana/loki/pkg/push"
-	"github.com/klauspost/compress/snappy"
 
 	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/storage/schema"
@@ -34,7 +33,8 @@ var reserved = map[string]bool{"_msg": true, "_time": true, "_stream": true, "_s
 // Stream is one validated stream to write.
 type Stream = lokidata.Stream
 
-// Encode builds the compressed request body.
+// Encode builds the request body: the marshalled protobuf, which
+// backend.PushLoki compresses where it goes over the network.
 func Encode(streams []Stream) ([]byte, error) {
 	req := push.PushRequest{Streams: make([]push.Stream, 0, len(streams))}
 	for _, s := range streams {
@@ -48,11 +48,7 @@ func Encode(streams []Stream) ([]byte, error) {
 		}
 		req.Streams = append(req.Streams, ps)
 	}
-	raw, err := req.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	return snappy.Encode(nil, raw), nil
+	return req.Marshal()
 }
 
 func encodeEntry(e lokidata.Entry) (push.Entry, error) {
