@@ -29,6 +29,9 @@ import (
 // Within drops every entry equal to an earlier one of the same stream in
 // streams (streams with equal labels are one stream).
 func Within(streams []lokidata.Stream) []lokidata.Stream {
+	if timesDistinct(streams) {
+		return nonEmpty(streams)
+	}
 	seen := map[string]map[string]struct{}{}
 	out := streams[:0]
 	for _, s := range streams {
@@ -46,6 +49,38 @@ func Within(streams []lokidata.Stream) []lokidata.Stream {
 			}
 		}
 		if s.Entries = kept; len(kept) > 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// timesDistinct reports pushes in which no two entries of one stream
+// share a timestamp (each stream once, its entries in increasing time,
+// as agents send them): equal entries cannot be there, and no key (a
+// copy of each line) need be built.
+func timesDistinct(streams []lokidata.Stream) bool {
+	labels := make(map[string]struct{}, len(streams))
+	for _, s := range streams {
+		for i := 1; i < len(s.Entries); i++ {
+			if s.Entries[i].TimestampNs <= s.Entries[i-1].TimestampNs {
+				return false
+			}
+		}
+		key := s.Labels.String()
+		if _, again := labels[key]; again {
+			return false
+		}
+		labels[key] = struct{}{}
+	}
+	return true
+}
+
+// nonEmpty drops the streams without entries.
+func nonEmpty(streams []lokidata.Stream) []lokidata.Stream {
+	out := streams[:0]
+	for _, s := range streams {
+		if len(s.Entries) > 0 {
 			out = append(out, s)
 		}
 	}
