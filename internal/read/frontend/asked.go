@@ -9,11 +9,11 @@ import (
 // set is emptied when full.
 const askedMax = 1 << 16
 
-// askedSet tells whether a key was asked before: what is kept for reuse
-// (answers by their steps, extents of a step grid) is kept the second
-// time it is asked, since windows that move with every request (ms
-// precision, not Grafana's alignment) never ask the same thing twice and
-// keeping each one cost their throughput. The zero value is ready.
+// askedSet tells whether a key was asked before: an answer kept by its
+// steps is kept the second time they are asked, since windows that move
+// with every request (ms precision, not Grafana's alignment) never ask
+// the same steps twice and keeping each answer cost their throughput.
+// The zero value is ready.
 type askedSet struct {
 	mu   sync.Mutex
 	seen map[uint64]struct{}

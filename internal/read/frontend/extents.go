@@ -38,6 +38,9 @@ type Extent struct {
 	// size is Bytes once counted (NewExtent): the store asks it twice
 	// for every extent kept, and counting walks every sample.
 	size int64
+	// offGrid is 1 + the start modulo step of the last request off the
+	// extent's grid (worthKeeping).
+	offGrid atomic.Int64
 }
 
 // NewExtent is steps kept after push number seq, their size counted.
@@ -74,11 +77,6 @@ type Extents struct {
 	Acks AckLog
 
 	reused, evaluated atomic.Uint64
-	// grids notes the step grids asked (query, step and start modulo
-	// step, whatever the generation): the steps of a grid no extent
-	// holds are kept the second time it is asked, so windows whose start
-	// moves with every request keep none.
-	grids askedSet
 }
 
 // Counts reports the steps served from extents and those evaluated.
@@ -96,7 +94,8 @@ func (x *Extents) answer(ctx context.Context, t tenant.ID, text string, st ReadS
 		return run.Run(ctx)
 	}
 	key := extentKey(t, st.Generation, req.Step, text)
-	kept := x.valid(t, key)
+	stored, _ := x.Store.Get(key)
+	kept := x.valid(t, stored)
 	all := keptFrom(kept, req)
 	x.reused.Add(uint64(all.Len()))
 	if next := req.Start + int64(all.Len())*req.Step; next <= req.End {
@@ -113,19 +112,36 @@ func (x *Extents) answer(ctx context.Context, t tenant.ID, text string, st ReadS
 	if err != nil {
 		return nil, err
 	}
-	if onGrid(kept, req) || x.grids.again(gridKey(t, req, text)) {
+	if worthKeeping(stored, req) {
 		x.keep(st, key, kept, all, req)
 	}
 	return res, nil
 }
 
-// valid is the steps kept under key that no later push can have changed:
-// with the push log, those before the oldest entry pushed since they were
-// computed; without it, all (only steps older than the freshness window
-// were kept, and a push of older entries moves the generation on).
-func (x *Extents) valid(t tenant.ID, key string) *metric.Steps {
-	kept, ok := x.Store.Get(key)
-	if !ok {
+// worthKeeping tells whether to keep the request's steps: with no
+// extent stored or on its step grid, always; on another grid, only when
+// the request before that was off the stored grid had this one too.
+// Windows whose start moves at ms precision fall on a new grid nearly
+// every time; replacing the extent for each cost their throughput and
+// served no later request.
+func worthKeeping(stored *Extent, req metric.Request) bool {
+	if stored == nil || stored.Steps.Len() == 0 {
+		return true
+	}
+	if onGrid(stored.Steps, req) {
+		return true
+	}
+	phase := req.Start%req.Step + 1
+	return stored.offGrid.Swap(phase) == phase
+}
+
+// valid is the steps of the stored extent that no later push can have
+// changed: with the push log, those before the oldest entry pushed since
+// they were computed; without it, all (only steps older than the
+// freshness window were kept, and a push of older entries moves the
+// generation on).
+func (x *Extents) valid(t tenant.ID, kept *Extent) *metric.Steps {
+	if kept == nil {
 		return nil
 	}
 	if x.Acks == nil {
@@ -179,10 +195,6 @@ func (x *Extents) keep(st ReadState, key string, kept, all *metric.Steps, req me
 // onGrid reports kept steps on the request's step grid.
 func onGrid(kept *metric.Steps, req metric.Request) bool {
 	return kept != nil && kept.Len() > 0 && (req.Start-kept.First())%req.Step == 0
-}
-
-func gridKey(t tenant.ID, req metric.Request, query string) string {
-	return extentKey(t, 0, req.Step, query) + "|" + strconv.FormatInt(req.Start%req.Step, 10)
 }
 
 func extentKey(t tenant.ID, gen uint64, step int64, query string) string {
