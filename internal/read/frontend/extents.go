@@ -38,9 +38,6 @@ type Extent struct {
 	// size is Bytes once counted (NewExtent): the store asks it twice
 	// for every extent kept, and counting walks every sample.
 	size int64
-	// offGrid is 1 + the start modulo step of the last request off the
-	// extent's grid (worthKeeping).
-	offGrid atomic.Int64
 }
 
 // NewExtent is steps kept after push number seq, their size counted.
@@ -94,8 +91,7 @@ func (x *Extents) answer(ctx context.Context, t tenant.ID, text string, st ReadS
 		return run.Run(ctx)
 	}
 	key := extentKey(t, st.Generation, req.Step, text)
-	stored, _ := x.Store.Get(key)
-	kept := x.valid(t, stored)
+	kept := x.valid(t, key)
 	all := keptFrom(kept, req)
 	x.reused.Add(uint64(all.Len()))
 	if next := req.Start + int64(all.Len())*req.Step; next <= req.End {
@@ -112,36 +108,17 @@ func (x *Extents) answer(ctx context.Context, t tenant.ID, text string, st ReadS
 	if err != nil {
 		return nil, err
 	}
-	if worthKeeping(stored, req) {
-		x.keep(st, key, kept, all, req)
-	}
+	x.keep(st, key, kept, all, req)
 	return res, nil
 }
 
-// worthKeeping tells whether to keep the request's steps: with no
-// extent stored or on its step grid, always; on another grid, only when
-// the request before that was off the stored grid had this one too.
-// Windows whose start moves at ms precision fall on a new grid nearly
-// every time; replacing the extent for each cost their throughput and
-// served no later request.
-func worthKeeping(stored *Extent, req metric.Request) bool {
-	if stored == nil || stored.Steps.Len() == 0 {
-		return true
-	}
-	if onGrid(stored.Steps, req) {
-		return true
-	}
-	phase := req.Start%req.Step + 1
-	return stored.offGrid.Swap(phase) == phase
-}
-
-// valid is the steps of the stored extent that no later push can have
-// changed: with the push log, those before the oldest entry pushed since
-// they were computed; without it, all (only steps older than the
-// freshness window were kept, and a push of older entries moves the
-// generation on).
-func (x *Extents) valid(t tenant.ID, kept *Extent) *metric.Steps {
-	if kept == nil {
+// valid is the steps kept under key that no later push can have changed:
+// with the push log, those before the oldest entry pushed since they were
+// computed; without it, all (only steps older than the freshness window
+// were kept, and a push of older entries moves the generation on).
+func (x *Extents) valid(t tenant.ID, key string) *metric.Steps {
+	kept, ok := x.Store.Get(key)
+	if !ok {
 		return nil
 	}
 	if x.Acks == nil {
@@ -182,7 +159,7 @@ func (x *Extents) keep(st ReadState, key string, kept, all *metric.Steps, req me
 	if keep.Len() == 0 {
 		return
 	}
-	if onGrid(kept, req) && kept.First() < req.Start && kept.Last() >= req.Start-req.Step {
+	if kept != nil && kept.Len() > 0 && kept.First() < req.Start && kept.Last() >= req.Start-req.Step && (req.Start-kept.First())%req.Step == 0 {
 		from := max(kept.First(), req.Start-(req.End-req.Start))
 		keep = metric.JoinSteps(kept.Slice(from, req.Start-req.Step), keep)
 	}
@@ -190,11 +167,6 @@ func (x *Extents) keep(st ReadState, key string, kept, all *metric.Steps, req me
 		return // nothing new
 	}
 	x.Store.Set(key, NewExtent(keep, seq))
-}
-
-// onGrid reports kept steps on the request's step grid.
-func onGrid(kept *metric.Steps, req metric.Request) bool {
-	return kept != nil && kept.Len() > 0 && (req.Start-kept.First())%req.Step == 0
 }
 
 func extentKey(t tenant.ID, gen uint64, step int64, query string) string {
