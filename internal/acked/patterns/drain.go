@@ -32,12 +32,39 @@ type cluster struct {
 }
 
 // node is a prefix-tree node: children by token, clusters at leaves.
+// Children are a slice, not a map: there are at most maxChildren, most
+// nodes have one, and a map per node made the tree most of the miner's
+// memory.
 type node struct {
-	children   map[string]*node
+	children   []edge
 	clusterIDs []int
 }
 
-func newNode() *node { return &node{children: map[string]*node{}} }
+// edge is a child and its token (the founding cluster's copy, never a
+// slice of a pushed line).
+type edge struct {
+	token string
+	next  *node
+}
+
+func newNode() *node { return &node{} }
+
+// find is the child under token t, or nil.
+func (n *node) find(t string) *node {
+	for _, e := range n.children {
+		if e.token == t {
+			return e.next
+		}
+	}
+	return nil
+}
+
+// add files a new child under t.
+func (n *node) add(t string) *node {
+	next := newNode()
+	n.children = append(n.children, edge{t, next})
+	return next
+}
 
 // drain clusters the lines of one stream and level as Loki's pattern
 // ingester does (Drain: a prefix tree on token count and leading tokens,
@@ -97,16 +124,16 @@ func cloneStrings(ss []string) []string {
 // placeholder child when the token has none), and picks the best leaf
 // cluster.
 func (d *drain) search(tokens []string) *cluster {
-	cur, ok := d.root.children[strconv.Itoa(len(tokens))]
-	if !ok {
+	cur := d.root.find(strconv.Itoa(len(tokens)))
+	if cur == nil {
 		return nil
 	}
 	for depth := 1; depth < maxNodeDepth && depth < len(tokens); depth++ {
-		next, ok := cur.children[tokens[depth-1]]
-		if !ok {
-			next, ok = cur.children[placeholder]
+		next := cur.find(tokens[depth-1])
+		if next == nil {
+			next = cur.find(placeholder)
 		}
-		if !ok {
+		if next == nil {
 			return nil
 		}
 		cur = next
@@ -164,10 +191,9 @@ func seqSimilarity(clusterTokens, tokens []string) (float64, int) {
 // children sends new tokens there too.
 func (d *drain) addToTree(c *cluster) {
 	key := strconv.Itoa(len(c.tokens))
-	cur, ok := d.root.children[key]
-	if !ok {
-		cur = newNode()
-		d.root.children[key] = cur
+	cur := d.root.find(key)
+	if cur == nil {
+		cur = d.root.add(key)
 	}
 	for depth, t := range c.tokens {
 		if depth+1 >= maxNodeDepth || depth+1 >= len(c.tokens) {
@@ -190,26 +216,22 @@ func (d *drain) addToLeaf(n *node, id int) {
 }
 
 func (d *drain) child(cur *node, t string) *node {
-	if next, ok := cur.children[t]; ok {
+	if next := cur.find(t); next != nil {
 		return next
 	}
-	param, hasParam := cur.children[placeholder]
+	param := cur.find(placeholder)
+	hasParam := param != nil
 	switch {
 	case hasNumbers(t):
 		if !hasParam {
-			param = newNode()
-			cur.children[placeholder] = param
+			param = cur.add(placeholder)
 		}
 		return param
 	case hasParam && len(cur.children) < maxChildren,
 		!hasParam && len(cur.children)+1 < maxChildren:
-		next := newNode()
-		cur.children[t] = next
-		return next
+		return cur.add(t)
 	case !hasParam && len(cur.children)+1 == maxChildren:
-		param = newNode()
-		cur.children[placeholder] = param
-		return param
+		return cur.add(placeholder)
 	}
 	return param
 }

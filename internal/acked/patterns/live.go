@@ -173,11 +173,14 @@ func (d *drain) prune(cutoffMs int64) {
 // pruneTree removes children without live clusters below them; like
 // Loki's, each cluster id it checks counts as a use.
 func (d *drain) pruneTree(n *node) int {
-	for key, child := range n.children {
-		if d.pruneTree(child) == 0 {
-			delete(n.children, key)
+	kept := n.children[:0]
+	for _, e := range n.children {
+		if d.pruneTree(e.next) > 0 {
+			kept = append(kept, e)
 		}
 	}
+	clear(n.children[len(kept):])
+	n.children = kept
 	live := 0
 	for _, id := range n.clusterIDs {
 		if d.clusters.get(id) != nil {

@@ -3,6 +3,7 @@ package patterns
 import (
 	"fmt"
 	"math/rand"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,40 @@ func servedRequests(now time.Time) lokidata.Stream {
 		s.Entries = append(s.Entries, lokidata.Entry{TimestampNs: now.Add(time.Duration(i) * time.Second).UnixNano(), Line: fmt.Sprintf("request %d served in %d ms", i, i)})
 	}
 	return s
+}
+
+// The prefix tree is most of the miner's memory when lines rarely repeat
+// (every cluster a path of nodes): a node costs well under 200 bytes (a
+// map per node cost over 300), and the tree keeps no pushed line alive.
+func TestTreeNodesAreSmall(t *testing.T) {
+	r := rand.New(rand.NewSource(2))
+	word := func() string { return fmt.Sprintf("w%c%c", 'a'+r.Intn(26), 'a'+r.Intn(26)) }
+	d := newDrain(punctuation{maxLineLength})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < 20000; i++ {
+		words := make([]string, 12)
+		for j := range words {
+			words[j] = word()
+		}
+		// a line of 2 KB, of which the tree needs a few tokens
+		d.train(strings.Join(words, " ")+" "+strings.Repeat("z", 2000), int64(i)*1e9, int64(i)*2*throttleFor)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	nodes := countNodes(d.root)
+	perNode := float64(after.HeapAlloc-before.HeapAlloc) / float64(nodes)
+	if nodes < 10000 || perNode > 200 {
+		t.Fatalf("%d nodes, %.0f bytes of heap per node", nodes, perNode)
+	}
+	runtime.KeepAlive(d)
+}
+
+func countNodes(n *node) int {
+	c := 1
+	for _, e := range n.children {
+		c += countNodes(e.next)
+	}
+	return c
 }
