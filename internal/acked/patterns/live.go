@@ -22,7 +22,8 @@ const pruneEvery = time.Minute
 // whose newest bucket is older than Retain are pruned, clusters left
 // empty dropped and streams left without clusters forgotten. Bounded: at
 // most maxStreams streams across tenants; a tenant whose new stream finds
-// it full is mined from storage at query time from then on.
+// it full is mined from storage at query time from then on, and what the
+// live miner held of it is dropped.
 type Live[T comparable] struct {
 	mu         sync.Mutex // tenants and pruned; each tenant has its own lock
 	tenants    map[T]*liveTenant
@@ -53,13 +54,16 @@ func (l *Live[T]) Push(t T, streams []lokidata.Stream) {
 	tn := l.tenant(t, true)
 	tn.mu.Lock()
 	defer tn.mu.Unlock()
+	if tn.full {
+		return // mined from storage from now on
+	}
 	for _, s := range streams {
 		key := s.Labels.String()
 		if _, known := tn.m.streams[key]; !known {
 			if l.streams.Add(1) > l.maxStreams {
 				l.streams.Add(-1)
-				tn.full = true
-				continue
+				l.forgetLocked(tn)
+				return
 			}
 		}
 		for _, e := range s.Entries {
@@ -108,6 +112,13 @@ func (l *Live[T]) Forget(t T) {
 	}
 	tn.mu.Lock()
 	defer tn.mu.Unlock()
+	l.forgetLocked(tn)
+}
+
+// forgetLocked empties a tenant's miner, which answers nothing from then
+// on: what it would hold is of no use, and its streams free room for
+// other tenants.
+func (l *Live[T]) forgetLocked(tn *liveTenant) {
 	l.streams.Add(-int64(len(tn.m.streams)))
 	tn.m = &Miner{streams: map[string]*stream{}, clock: l.wallClock}
 	tn.full = true

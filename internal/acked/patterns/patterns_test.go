@@ -142,6 +142,30 @@ func TestLiveForget(t *testing.T) {
 	}
 }
 
+// TestLiveFullTenantLetsGo: a tenant whose new stream finds the bound
+// reached is answered from storage from then on, so the live miner drops
+// what it held of it, and its streams make room for another tenant.
+func TestLiveFullTenantLetsGo(t *testing.T) {
+	now := time.Unix(1_700_000_000, 0)
+	l := NewLive[string](2, func() time.Time { return now })
+	stream := func(app string) lokidata.Stream {
+		s := servedRequests(now)
+		s.Labels = lokidata.Labels{{Name: "app", Value: app}}
+		return s
+	}
+	l.Push("t", []lokidata.Stream{stream("a"), stream("b")})
+	l.Push("t", []lokidata.Stream{stream("c")})
+	from, through := now.UnixMilli(), now.Add(time.Hour).UnixMilli()
+	if _, ok := l.Series("t", nil, from, through, 60_000); ok || l.Streams() != 0 {
+		t.Fatalf("a full tenant: answered %v, %d streams held", ok, l.Streams())
+	}
+	l.Push("t", []lokidata.Stream{stream("a")})
+	l.Push("u", []lokidata.Stream{stream("a"), stream("b")})
+	if got, ok := l.Series("u", nil, from, through, 60_000); !ok || len(Prune(got)) != 1 || l.Streams() != 2 {
+		t.Errorf("another tenant: %v %+v, %d streams", ok, got, l.Streams())
+	}
+}
+
 // servedRequests is a stream of 40 lines of one pattern, a second apart
 // from now.
 func servedRequests(now time.Time) lokidata.Stream {
