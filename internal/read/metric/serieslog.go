@@ -1,6 +1,10 @@
 package metric
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/vloki/vloki/internal/lokidata"
+)
 
 // seriesLog records which series a querier answer (plan.QuerierAnswer)
 // held at each step, so that Loki's per-sub-query max_query_series check
@@ -11,12 +15,28 @@ type seriesLog struct {
 	steps [][]uint32 // per step, the ids of its series
 }
 
-// newSeriesLog records v's series at the given steps.
+// newSeriesLog records v's series at the given steps. A sample whose
+// labels are those of the sample at its position in the step before
+// takes that sample's id without writing its labels out: a series
+// usually keeps its position from step to step.
 func newSeriesLog(times []int64, v value) *seriesLog {
 	l := &seriesLog{times: times, steps: make([][]uint32, len(times))}
+	total := 0
+	for _, vec := range v.vectors {
+		total += len(vec)
+	}
+	all := make([]uint32, total)
 	ids := map[string]uint32{}
+	var prevVec []sample
+	var prevIDs []uint32
 	for i, vec := range v.vectors {
-		for _, s := range vec {
+		stepIDs := all[:len(vec):len(vec)]
+		all = all[len(vec):]
+		for j, s := range vec {
+			if j < len(prevVec) && (sameSlice(s.labels, prevVec[j].labels) || lokidata.Compare(s.labels, prevVec[j].labels) == 0) {
+				stepIDs[j] = prevIDs[j]
+				continue
+			}
 			k := s.labels.String()
 			id, ok := ids[k]
 			if !ok {
@@ -24,21 +44,30 @@ func newSeriesLog(times []int64, v value) *seriesLog {
 				ids[k] = id
 				l.names = append(l.names, k)
 			}
-			l.steps[i] = append(l.steps[i], id)
+			stepIDs[j] = id
 		}
+		l.steps[i] = stepIDs
+		prevVec, prevIDs = vec, stepIDs
 	}
 	return l
 }
 
-// addIn adds to seen the series the log holds at steps in sp.
+// addIn adds to seen the series the log holds at steps in sp, each
+// series' name once.
 func (l *seriesLog) addIn(sp SplitRange, seen map[string]bool) {
 	if l == nil {
 		return
 	}
 	lo := sort.Search(len(l.times), func(i int) bool { return l.times[i] >= sp.Start })
 	hi := sort.Search(len(l.times), func(i int) bool { return l.times[i] > sp.End })
+	in := make([]bool, len(l.names))
 	for _, ids := range l.steps[lo:hi] {
 		for _, id := range ids {
+			in[id] = true
+		}
+	}
+	for id, ok := range in {
+		if ok {
 			seen[l.names[id]] = true
 		}
 	}

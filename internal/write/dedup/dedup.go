@@ -170,17 +170,42 @@ func (d *Deduper) candidates(t tenant.ID, s lokidata.Stream) (from, to int64, an
 	return from, to, any
 }
 
+// dropStored drops the entries in [from, to] the stream already holds.
+// What it keeps while reading the stored entries is the push's own
+// candidates by timestamp: memory bounded by the push, however many
+// entries the span holds. A stored entry's key is built only when its
+// timestamp is a candidate's.
 func (d *Deduper) dropStored(ctx context.Context, t tenant.ID, s lokidata.Stream, from, to int64) (lokidata.Stream, error) {
-	stored := map[string]struct{}{}
-	if err := d.Lookup(ctx, t, s.Labels, from, to, func(e lokidata.Entry) { stored[Key(e)] = struct{}{} }); err != nil {
+	type candidate struct {
+		i   int
+		key string
+	}
+	byTime := map[int64][]candidate{}
+	for i, e := range s.Entries {
+		if e.TimestampNs >= from && e.TimestampNs <= to {
+			byTime[e.TimestampNs] = append(byTime[e.TimestampNs], candidate{i, Key(e)})
+		}
+	}
+	dup := make([]bool, len(s.Entries))
+	found := false
+	err := d.Lookup(ctx, t, s.Labels, from, to, func(e lokidata.Entry) {
+		cands := byTime[e.TimestampNs]
+		if len(cands) == 0 {
+			return
+		}
+		k := Key(e)
+		for _, c := range cands {
+			if c.key == k {
+				dup[c.i], found = true, true
+			}
+		}
+	})
+	if err != nil || !found {
 		return s, err
 	}
-	if len(stored) == 0 {
-		return s, nil
-	}
 	kept := s.Entries[:0]
-	for _, e := range s.Entries {
-		if _, dup := stored[Key(e)]; !dup {
+	for i, e := range s.Entries {
+		if !dup[i] {
 			kept = append(kept, e)
 		}
 	}

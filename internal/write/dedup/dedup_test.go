@@ -1,8 +1,11 @@
 package dedup
 
 import (
+	"context"
+	"fmt"
 	"testing"
 
+	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/lokidata"
 )
 
@@ -55,5 +58,46 @@ func TestWithinOrderedPushes(t *testing.T) {
 		if len(n) != len(c.want) || (len(n) > 0 && n[0] != c.want[0]) || (len(n) > 1 && n[1] != c.want[1]) {
 			t.Errorf("%s: entries per stream %v, want %v", c.name, n, c.want)
 		}
+	}
+}
+
+// TestBeginDropsStoredEntries: entries the stream already holds (same
+// time, line and metadata set) are dropped, the rest kept in order, while
+// the lookup streams a span far larger than the push.
+func TestBeginDropsStoredEntries(t *testing.T) {
+	a := lokidata.Labels{{Name: "app", Value: "a"}}
+	md := lokidata.Labels{{Name: "k", Value: "1"}, {Name: "j", Value: "2"}}
+	mdSwapped := lokidata.Labels{{Name: "j", Value: "2"}, {Name: "k", Value: "1"}}
+	d := &Deduper{
+		Newest: func(tenant.ID, lokidata.Labels) (int64, bool) { return 0, false },
+		Wait:   func(context.Context, tenant.ID) error { return nil },
+		Lookup: func(_ context.Context, _ tenant.ID, _ lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error {
+			for ts := from; ts <= to; ts++ { // every ns of the span holds a line
+				fn(lokidata.Entry{TimestampNs: ts, Line: "stored"})
+			}
+			fn(lokidata.Entry{TimestampNs: 50, Line: "m", StructuredMetadata: mdSwapped})
+			return nil
+		},
+	}
+	push := []lokidata.Stream{{Labels: a, Entries: []lokidata.Entry{
+		{TimestampNs: 10, Line: "stored"},                              // held: dropped
+		{TimestampNs: 10, Line: "new"},                                 // same time, another line: kept
+		{TimestampNs: 50, Line: "m", StructuredMetadata: md},           // the same metadata set: dropped
+		{TimestampNs: 50, Line: "m"},                                   // without the metadata: kept
+		{TimestampNs: 200_000, Line: "stored"},                         // held: dropped
+		{TimestampNs: 200_000, Line: "stored", StructuredMetadata: md}, // kept
+	}}}
+	kept, done, err := d.Begin(context.Background(), tenant.ID{}, push)
+	done()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range kept[0].Entries {
+		got = append(got, fmt.Sprintf("%d %s %d", e.TimestampNs, e.Line, len(e.StructuredMetadata)))
+	}
+	want := []string{"10 new 0", "50 m 0", "200000 stored 2"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("kept %v, want %v", got, want)
 	}
 }
