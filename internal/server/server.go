@@ -156,7 +156,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	w := &ingest.Writer{Backend: c, Limits: overrides, Rate: ingest.NewRateLimiter(overrides), Acks: ledger}
 	streams := newStreamIndex(cfg, c, m, retention.Duration(), opts.Clock)
 	if streams != nil {
-		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Wait: visible.Wait,
+		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Held: streams.HeldAt, Wait: visible.Wait,
 			Lookup: func(ctx context.Context, t tenant.ID, ls lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error {
 				return logs.StoredEntries(ctx, c, t, ls, from, to, fn)
 			}}

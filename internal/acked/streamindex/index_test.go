@@ -192,3 +192,35 @@ func TestForgetDefersToStorage(t *testing.T) {
 		t.Errorf("%d streams kept", ix.Streams())
 	}
 }
+
+// TestHeldAt: which times a stream holds an entry at, known only after
+// the horizon, from the lines kept (not before a trim's cut) and for a
+// tenant the index does not give up on.
+func TestHeldAt(t *testing.T) {
+	ctx := context.Background()
+	ix := New(Config{MaxStreams: 2, MaxLines: 100, Horizon: horizonAt(50)})
+	ix.Prepare(ctx, tn)
+	a := lbls("app", "a")
+	ix.Acked(tn, pushed(a, 100, 300, 200))
+	held, ok := ix.HeldAt(ctx, tn, a, []int64{300, 150, 100, 301})
+	if !ok || !slices.Equal(held, []bool{true, false, true, false}) {
+		t.Errorf("held %v ok %v", held, ok)
+	}
+	if held, ok := ix.HeldAt(ctx, tn, lbls("app", "new"), []int64{100}); !ok || held[0] {
+		t.Errorf("a stream never pushed: %v %v", held, ok)
+	}
+	if _, ok := ix.HeldAt(ctx, tn, a, []int64{300, 40}); ok {
+		t.Error("a time at or before the horizon (rows stored before the index) answered from memory")
+	}
+	ix.Acked(tn, pushed(lbls("app", "b"), 100))
+	ix.Acked(tn, pushed(lbls("app", "c"), 100)) // past MaxStreams: the tenant is given up
+	if _, ok := ix.HeldAt(ctx, tn, a, []int64{300}); ok {
+		t.Error("a full tenant answered from memory")
+	}
+	none := New(Config{MaxStreams: 2, Horizon: horizonAt(-1)}) // no lines kept
+	none.Prepare(ctx, tn)
+	none.Acked(tn, pushed(a, 100))
+	if _, ok := none.HeldAt(ctx, tn, a, []int64{100}); ok {
+		t.Error("an index keeping no lines answered")
+	}
+}

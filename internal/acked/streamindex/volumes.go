@@ -219,3 +219,35 @@ func (ix *Index) LinesKept() int {
 	defer ix.mu.RUnlock()
 	return ix.lines
 }
+
+// HeldAt tells, for each of times (any order), whether the stream with
+// labels ls already holds an entry at that time, from the entries the
+// index keeps; ok is false when it does not keep every entry of the
+// stream over the times' span (rows stored before the index, trimmed or
+// untracked ones): the storage must then be asked. A push's deduplication
+// asks it first, so entries at new times need no read of the storage.
+func (ix *Index) HeldAt(ctx context.Context, t tenant.ID, ls lokidata.Labels, times []int64) (held []bool, ok bool) {
+	if ix.cfg.MaxLines <= 0 || len(times) == 0 {
+		return nil, false
+	}
+	lo := slices.Min(times)
+	if known, err := ix.knowsFrom(ctx, t, lo); !known || err != nil {
+		return nil, false
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	tn := ix.tenants[t]
+	if tn == nil || tn.full || lo < tn.linesFrom {
+		return nil, false
+	}
+	held = make([]bool, len(times))
+	st := tn.streams[ls.String()]
+	if st == nil {
+		return held, true // no entry of the stream after the horizon
+	}
+	for i, ts := range times {
+		j := sort.Search(len(st.lines), func(j int) bool { return st.lines[j].TS >= ts })
+		held[i] = j < len(st.lines) && st.lines[j].TS == ts
+	}
+	return held, true
+}

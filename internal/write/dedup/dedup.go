@@ -115,6 +115,12 @@ type Deduper struct {
 	// unknown (every entry is then looked up).
 	Newest func(t tenant.ID, ls lokidata.Labels) (int64, bool)
 	Lookup LookupFunc
+	// Held, when set, tells which of a stream's entry times it already
+	// holds an entry at, from what vloki keeps of its own pushes; ok is
+	// false when that is not known for all of them. An entry at a time
+	// the stream does not hold cannot be a repeat, so it needs no read of
+	// the storage (nor the flush before one).
+	Held func(ctx context.Context, t tenant.ID, ls lokidata.Labels, times []int64) (held []bool, ok bool)
 	// Wait returns once the tenant's acknowledged pushes are searchable.
 	Wait func(context.Context, tenant.ID) error
 
@@ -130,7 +136,7 @@ func (d *Deduper) Begin(ctx context.Context, t tenant.ID, streams []lokidata.Str
 	waited := false
 	out := streams[:0]
 	for _, s := range streams {
-		from, to, any := d.candidates(t, s)
+		from, to, any := d.candidates(ctx, t, s)
 		if any {
 			if !waited {
 				if err := d.Wait(ctx, t); err != nil {
@@ -151,19 +157,35 @@ func (d *Deduper) Begin(ctx context.Context, t tenant.ID, streams []lokidata.Str
 	return out, done, nil
 }
 
-// candidates is the span of the entries not newer than all the stream
-// holds; any is false when there are none.
-func (d *Deduper) candidates(t tenant.ID, s lokidata.Stream) (from, to int64, any bool) {
+// candidates is the span of the entries that may repeat one the stream
+// holds: not newer than all it holds and, where Held knows, at a time it
+// holds an entry at; any is false when there are none.
+func (d *Deduper) candidates(ctx context.Context, t tenant.ID, s lokidata.Stream) (from, to int64, any bool) {
 	newest, known := d.Newest(t, s.Labels)
+	var times []int64
 	for _, e := range s.Entries {
-		if known && e.TimestampNs > newest {
+		if !known || e.TimestampNs <= newest {
+			times = append(times, e.TimestampNs)
+		}
+	}
+	if len(times) == 0 {
+		return 0, 0, false
+	}
+	var held []bool
+	if d.Held != nil {
+		if h, ok := d.Held(ctx, t, s.Labels, times); ok {
+			held = h
+		}
+	}
+	for i, ts := range times {
+		if held != nil && !held[i] {
 			continue
 		}
-		if !any || e.TimestampNs < from {
-			from = e.TimestampNs
+		if !any || ts < from {
+			from = ts
 		}
-		if !any || e.TimestampNs > to {
-			to = e.TimestampNs
+		if !any || ts > to {
+			to = ts
 		}
 		any = true
 	}

@@ -101,3 +101,61 @@ func TestBeginDropsStoredEntries(t *testing.T) {
 		t.Fatalf("kept %v, want %v", got, want)
 	}
 }
+
+// TestBeginAsksStorageOnlyForHeldTimes: when what vloki keeps of its
+// pushes says the stream holds no entry at a time, that entry is kept
+// without waiting for a flush or reading the storage; held times are
+// looked up, over their own span only; unknown ones as before.
+func TestBeginAsksStorageOnlyForHeldTimes(t *testing.T) {
+	a := lokidata.Labels{{Name: "app", Value: "a"}}
+	var waits int
+	var spans [][2]int64
+	heldTimes := map[int64]bool{20: true, 30: true}
+	known := true
+	d := &Deduper{
+		Newest: func(tenant.ID, lokidata.Labels) (int64, bool) { return 1000, true },
+		Held: func(_ context.Context, _ tenant.ID, _ lokidata.Labels, times []int64) ([]bool, bool) {
+			held := make([]bool, len(times))
+			for i, ts := range times {
+				held[i] = heldTimes[ts]
+			}
+			return held, known
+		},
+		Wait: func(context.Context, tenant.ID) error { waits++; return nil },
+		Lookup: func(_ context.Context, _ tenant.ID, _ lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error {
+			spans = append(spans, [2]int64{from, to})
+			for ts := range heldTimes {
+				if ts >= from && ts <= to {
+					fn(lokidata.Entry{TimestampNs: ts, Line: "x"})
+				}
+			}
+			return nil
+		},
+	}
+	push := func(ts ...int64) int {
+		s := lokidata.Stream{Labels: a}
+		for _, x := range ts {
+			s.Entries = append(s.Entries, lokidata.Entry{TimestampNs: x, Line: "x"})
+		}
+		kept, done, err := d.Begin(context.Background(), tenant.ID{}, []lokidata.Stream{s})
+		done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, s := range kept {
+			n += len(s.Entries)
+		}
+		return n
+	}
+	if n := push(10, 15, 25); n != 3 || waits != 0 || len(spans) != 0 {
+		t.Errorf("new times: kept %d, %d waits, lookups %v", n, waits, spans)
+	}
+	if n := push(10, 20, 25, 30, 40); n != 3 || waits != 1 || len(spans) != 1 || spans[0] != [2]int64{20, 30} {
+		t.Errorf("held times: kept %d, %d waits, lookups %v", n, waits, spans)
+	}
+	known, spans = false, nil
+	if n := push(10, 20, 40); n != 2 || len(spans) != 1 || spans[0] != [2]int64{10, 40} {
+		t.Errorf("unknown: kept %d, lookups %v", n, spans)
+	}
+}
