@@ -112,6 +112,7 @@ func bindLimits(fs *flag.FlagSet, l *Limits) {
 	fs.Var(&l.QueryTimeout, "limits.query-timeout", "query timeout")
 	fs.Var(&l.MaxQueryBytesRead, "limits.max-query-bytes-read", "Loki's max_query_bytes_read: line bytes the selectors of a metric query, or of a log query with a filter, may read over its range, measured before it runs; above it a 400 (0: unlimited)")
 	fs.Var(&l.MaxQueryBufferedBytes, "limits.max-query-buffered-bytes", "bytes one metric query may hold while reading rows; over it the query fails with a 400 (0: unlimited)")
+	fs.IntVar(&l.MaxConcurrentTailRequests, "limits.max-concurrent-tail-requests", l.MaxConcurrentTailRequests, "Loki's max_concurrent_tail_requests: live tails a tenant may have open; one more is closed with Loki's error (0: none)")
 	fs.IntVar(&l.RulerMaxRulesPerRuleGroup, "limits.ruler-max-rules-per-rule-group", l.RulerMaxRulesPerRuleGroup, "Loki's ruler_max_rules_per_rule_group: rules a group set through the API may hold (0: unlimited)")
 	fs.IntVar(&l.RulerMaxRuleGroupsPerTenant, "limits.ruler-max-rule-groups-per-tenant", l.RulerMaxRuleGroupsPerTenant, "Loki's ruler_max_rule_groups_per_tenant: rule groups a tenant may hold (0: unlimited)")
 	fs.Int64Var(&l.MaxPushBodyBytes, "limits.max-push-body-bytes", l.MaxPushBodyBytes, "maximum decompressed push body (for the whole process)")

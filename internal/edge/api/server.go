@@ -73,6 +73,7 @@ type Server struct {
 	closing   chan struct{}
 	closeOnce sync.Once
 	tails     sync.WaitGroup
+	open      openTails
 	// compress is Loki's response compression (nil: off).
 	compress func(http.Handler) http.Handler
 }

@@ -2,7 +2,9 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -29,6 +31,38 @@ const (
 // tailUpgrader accepts any origin, as Loki's does.
 var tailUpgrader = websocket.Upgrader{CheckOrigin: func(*http.Request) bool { return true }}
 
+// openTails counts each tenant's live tails, as Loki's ingesters count
+// their tailers for max_concurrent_tail_requests.
+type openTails struct {
+	mu sync.Mutex
+	n  map[tenant.ID]int
+}
+
+// enter counts a new tail of the tenant, or refuses it with Loki's error
+// when limit are open already (Loki checks after the upgrade, so the
+// error is a close frame).
+func (o *openTails) enter(t tenant.ID, limit int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := o.n[t]
+	if n >= limit {
+		return &loghttp.Error{Msg: fmt.Sprintf("rpc error: code = Code(400) desc = max concurrent tail requests limit exceeded, count > limit (%d > %d)", n+1, limit)}
+	}
+	if o.n == nil {
+		o.n = map[tenant.ID]int{}
+	}
+	o.n[t] = n + 1
+	return nil
+}
+
+func (o *openTails) leave(t tenant.ID) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.n[t]--; o.n[t] <= 0 {
+		delete(o.n, t)
+	}
+}
+
 // tailEncoder writes one tail message.
 type tailEncoder func(streams []lokidata.Stream) []byte
 
@@ -52,6 +86,11 @@ func (s *Server) serveTail(w http.ResponseWriter, r *http.Request, t tenant.ID, 
 		return // the upgrader answered the client
 	}
 	defer conn.Close()
+	if err := s.open.enter(t, s.limitsOf(t).MaxConcurrentTailRequests); err != nil {
+		closeTail(conn, err)
+		return
+	}
+	defer s.open.leave(t)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), tailMaxDuration)
 	defer cancel()
 	go func() {

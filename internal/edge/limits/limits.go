@@ -46,6 +46,10 @@ type Limits struct {
 	// while reading rows (samples, per-series buckets); over it the query
 	// fails with a 400 rather than growing without bound (0: unlimited).
 	MaxQueryBufferedBytes ByteSize `yaml:"max_query_buffered_bytes"`
+	// MaxConcurrentTailRequests bounds a tenant's live tails: a tail
+	// that finds this many open is closed with Loki's error (0: no tail
+	// at all, as in Loki).
+	MaxConcurrentTailRequests int `yaml:"max_concurrent_tail_requests"`
 
 	// Ruler: what the rules API lets a tenant hold (0: unlimited).
 	RulerMaxRulesPerRuleGroup   int `yaml:"ruler_max_rules_per_rule_group"`
@@ -81,8 +85,9 @@ func Default() Limits {
 		MaxQueryLength:          model.Duration(721 * time.Hour),
 		MaxEntriesLimitPerQuery: 5000,
 		// Loki's is 1m too; vloki's answers come from one process.
-		QueryTimeout:          model.Duration(time.Minute),
-		MaxQueryBufferedBytes: 256 << 20,
+		QueryTimeout:              model.Duration(time.Minute),
+		MaxQueryBufferedBytes:     256 << 20,
+		MaxConcurrentTailRequests: 10,
 	}
 }
 
@@ -95,6 +100,8 @@ func (l Limits) Validate() error {
 		return errors.New("query_timeout must be > 0")
 	case l.IngestionRateMB < 0 || l.IngestionBurstSizeMB < 0:
 		return errors.New("ingestion_rate_mb and ingestion_burst_size_mb must be >= 0")
+	case l.MaxConcurrentTailRequests < 0:
+		return errors.New("max_concurrent_tail_requests must be >= 0")
 	case l.RulerMaxRulesPerRuleGroup < 0 || l.RulerMaxRuleGroupsPerTenant < 0:
 		return errors.New("ruler_max_rules_per_rule_group and ruler_max_rule_groups_per_tenant must be >= 0")
 	}

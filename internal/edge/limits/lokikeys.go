@@ -11,7 +11,7 @@ var lokiOnlyKeys = setOf(
 	"unordered_writes", "per_stream_rate_limit", "per_stream_rate_limit_burst", "max_chunks_per_query",
 	"max_query_lookback", "max_query_range", "max_query_parallelism", "tsdb_max_query_parallelism",
 	"tsdb_max_bytes_per_shard", "tsdb_sharding_strategy", "tsdb_precompute_chunks", "cardinality_limit",
-	"max_streams_matchers_per_query", "max_concurrent_tail_requests", "max_cache_freshness_per_query",
+	"max_streams_matchers_per_query", "max_cache_freshness_per_query",
 	"max_metadata_cache_freshness", "max_stats_cache_freshness", "max_queriers_per_tenant", "max_query_capacity",
 	"query_ready_index_num_days", "split_queries_by_interval", "split_metadata_queries_by_interval",
 	"split_recent_metadata_queries_by_interval", "recent_metadata_query_window",

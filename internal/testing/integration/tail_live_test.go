@@ -263,7 +263,7 @@ func TestTailFromBackend(t *testing.T) {
 // VictoriaLogs cost it one live tail, and a row written there directly
 // reaches every one of them once.
 func TestBackendTailsShared(t *testing.T) {
-	tg := targetsWith(t, func(c *config.Config) { c.Tail.Backend = "on" })[0]
+	tg := targetsWith(t, func(c *config.Config) { c.Tail.Backend = "on"; c.Limits.MaxConcurrentTailRequests = 20 })[0]
 	labels := map[string]string{"app": "shared-tail"}
 	tg.pushJSON(t, "shared", jsonPush(labels, entry{ns(time.Now().Add(-time.Hour)), "before"}))
 	q := url.Values{"query": {`{app="shared-tail"}`}, "start": {ns(time.Now().Add(-time.Minute))}}

@@ -126,3 +126,59 @@ func readTail(t *testing.T, conn *websocket.Conn) tailMessage {
 	}
 	return m
 }
+
+// TestTailConcurrencyLimitAsLoki: a tenant may have
+// max_concurrent_tail_requests (10) tails open; one more is upgraded and
+// then closed with 1011 and Loki's error, as Loki's querier checks after
+// the upgrade. Another tenant is not counted, and a closed tail makes
+// room again.
+func TestTailConcurrencyLimitAsLoki(t *testing.T) {
+	for _, tg := range targets(t) {
+		t.Run(tg.name, func(t *testing.T) {
+			now := time.Now()
+			for _, tenant := range []string{"tail-lim", "tail-other"} {
+				tg.pushJSON(t, tenant, jsonPush(map[string]string{"app": "tail-lim"}, entry{ns(now.Add(-time.Minute)), "held"}))
+			}
+			params := url.Values{"query": {`{app="tail-lim"}`}, "start": {ns(now.Add(-time.Hour))}}
+			var open []*websocket.Conn
+			defer func() {
+				for _, c := range open {
+					c.Close()
+				}
+			}()
+			for range 10 {
+				c := dialTailAs(t, tg, "tail-lim", params)
+				open = append(open, c)
+				readTail(t, c)
+			}
+			over := dialTailAs(t, tg, "tail-lim", params)
+			defer over.Close()
+			_ = over.SetReadDeadline(time.Now().Add(15 * time.Second))
+			_, _, err := over.ReadMessage()
+			var ce *websocket.CloseError
+			want := "rpc error: code = Code(400) desc = max concurrent tail requests limit exceeded, count > limit (11 > 10)"
+			if !errors.As(err, &ce) || ce.Code != websocket.CloseInternalServerErr || ce.Text != want {
+				t.Fatalf("the 11th tail: %v", err)
+			}
+			other := dialTailAs(t, tg, "tail-other", params)
+			defer other.Close()
+			readTail(t, other)
+
+			open[0].Close()
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				c := dialTailAs(t, tg, "tail-lim", params)
+				_ = c.SetReadDeadline(time.Now().Add(15 * time.Second))
+				_, _, err := c.ReadMessage()
+				c.Close()
+				if err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("no room after a tail closed: %v", err)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
