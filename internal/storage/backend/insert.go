@@ -7,27 +7,51 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/grafana/loki/pkg/push"
 	"github.com/klauspost/compress/s2"
 
+	"github.com/vloki/vloki/internal/edge/metrics"
 	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
 )
 
-// PushLoki sends a Loki protobuf PushRequest (uncompressed, marshalled)
-// to VictoriaLogs' Loki endpoint with message parsing off, so every line is
-// stored verbatim in _msg and labels become stream fields. It returns only
-// after VictoriaLogs accepted the whole body. The embedded engine takes
-// the body as it is (no compression to undo in the same process); a
-// VictoriaLogs over the network gets it snappy-compressed, as Loki's
-// protocol has it, in s2's fast snappy-compatible form.
-func (c *Client) PushLoki(ctx context.Context, t tenant.ID, proto []byte) error {
+// PushStream is one stream of a push as VictoriaLogs' Loki endpoint takes
+// it: its labels become stream fields, its entries rows.
+type PushStream struct {
+	Labels  lokidata.Labels
+	Entries []push.Entry
+}
+
+// DirectInserter stores pushes without HTTP: the embedded engine, as its
+// Loki endpoint would with message parsing off.
+type DirectInserter interface {
+	InsertLoki(ctx context.Context, t tenant.ID, streams []PushStream) error
+}
+
+// PushLoki writes the streams to VictoriaLogs' Loki endpoint with message
+// parsing off, so every line is stored verbatim in _msg and labels become
+// stream fields. It returns only after VictoriaLogs accepted every row.
+// The embedded engine takes the rows directly; a VictoriaLogs over the
+// network gets Loki's protobuf, snappy-compressed as Loki's protocol has
+// it, in s2's fast snappy-compatible form.
+func (c *Client) PushLoki(ctx context.Context, t tenant.ID, streams []PushStream) error {
+	if d, ok := c.direct.(DirectInserter); ok {
+		return c.timed("push", func() error {
+			metrics.CountBackendRequest(ctx)
+			return d.InsertLoki(ctx, t, streams)
+		})
+	}
+	req := push.PushRequest{Streams: make([]push.Stream, len(streams))}
+	for i, s := range streams {
+		req.Streams[i] = push.Stream{Labels: s.Labels.String(), Entries: s.Entries}
+	}
+	proto, err := req.Marshal()
+	if err != nil {
+		return err
+	}
 	form := url.Values{"disable_message_parsing": {"1"}}
 	hdr := http.Header{"Content-Type": {"application/x-protobuf"}, "Content-Encoding": {"snappy"}}
-	body := proto
-	if c.direct != nil {
-		hdr.Set("Content-Encoding", "none")
-	} else {
-		body = s2.EncodeSnappy(nil, proto)
-	}
+	body := s2.EncodeSnappy(nil, proto)
 	return c.timed("push", func() error {
 		return c.insert(ctx, t, "/insert/loki/api/v1/push", form, body, hdr)
 	})

@@ -13,6 +13,7 @@ import (
 	"github.com/grafana/loki/pkg/push"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/storage/backend"
 	"github.com/vloki/vloki/internal/storage/schema"
 	"github.com/vloki/vloki/internal/testing/vltest"
@@ -40,7 +41,7 @@ func TestLineBytesWithAndWithoutLengthField(t *testing.T) {
 	for _, tg := range targets(t) {
 		t.Run(tg.name, func(t *testing.T) {
 			tg.pushJSON(t, "lb", jsonPush(map[string]string{"app": "lbnew"}, fresh...))
-			pushWithoutLengths(t, tg.vl, tn, `{app="lbold", service_name="lbold"}`, old)
+			pushWithoutLengths(t, tg.vl, tn, lokidata.Labels{{Name: "app", Value: "lbold"}, {Name: "service_name", Value: "lbold"}}, old)
 			for _, q := range []string{`sum(bytes_over_time({app=~"lb.*"}[5m]))`, `sum by (app) (bytes_rate({app=~"lb.*"}[7m]))`} {
 				for _, step := range []time.Duration{time.Minute, 7 * time.Minute, 0} {
 					compareSumOfRange(t, tg.vl, tn, q, step, 0)
@@ -76,9 +77,9 @@ func TestLineBytesWithAndWithoutLengthField(t *testing.T) {
 
 // pushWithoutLengths writes rows as vloki did before it stored line
 // lengths: a Loki push straight to VictoriaLogs, empty lines marked.
-func pushWithoutLengths(t *testing.T, c *backend.Client, tn tenant.ID, labels string, es []entry) {
+func pushWithoutLengths(t *testing.T, c *backend.Client, tn tenant.ID, labels lokidata.Labels, es []entry) {
 	t.Helper()
-	s := push.Stream{Labels: labels}
+	s := backend.PushStream{Labels: labels}
 	for _, e := range es {
 		n, err := strconv.ParseInt(e.ts, 10, 64)
 		if err != nil {
@@ -90,11 +91,7 @@ func pushWithoutLengths(t *testing.T, c *backend.Client, tn tenant.ID, labels st
 		}
 		s.Entries = append(s.Entries, pe)
 	}
-	raw, err := (&push.PushRequest{Streams: []push.Stream{s}}).Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.PushLoki(context.Background(), tn, raw); err != nil {
+	if err := c.PushLoki(context.Background(), tn, []backend.PushStream{s}); err != nil {
 		t.Fatal(err)
 	}
 	vltest.Flush(t, c)

@@ -1,6 +1,7 @@
-// Package ingest turns validated Loki push streams into the body vloki sends
-// to VictoriaLogs: a Loki protobuf request for its
-// /insert/loki/api/v1/push endpoint with message parsing disabled.
+// Package ingest turns validated Loki push streams into what vloki writes
+// to VictoriaLogs' Loki endpoint (/insert/loki/api/v1/push, message parsing
+// disabled): the embedded engine takes the rows directly, a VictoriaLogs
+// over the network a Loki protobuf request.
 //
 // VictoriaLogs cannot store an empty _msg (it substitutes its
 // -defaultMsgValue), so an empty line is written with the marker field
@@ -20,6 +21,7 @@ import (
 	"github.com/grafana/loki/pkg/push"
 
 	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/storage/backend"
 	"github.com/vloki/vloki/internal/storage/schema"
 )
 
@@ -33,12 +35,12 @@ var reserved = map[string]bool{"_msg": true, "_time": true, "_stream": true, "_s
 // Stream is one validated stream to write.
 type Stream = lokidata.Stream
 
-// Encode builds the request body: the marshalled protobuf, which
-// backend.PushLoki compresses where it goes over the network.
-func Encode(streams []Stream) ([]byte, error) {
-	req := push.PushRequest{Streams: make([]push.Stream, 0, len(streams))}
+// Encode builds what backend.PushLoki writes: each stream's entries with
+// the fields vloki adds.
+func Encode(streams []Stream) ([]backend.PushStream, error) {
+	out := make([]backend.PushStream, 0, len(streams))
 	for _, s := range streams {
-		ps := push.Stream{Labels: s.Labels.String(), Entries: make([]push.Entry, 0, len(s.Entries))}
+		ps := backend.PushStream{Labels: s.Labels, Entries: make([]push.Entry, 0, len(s.Entries))}
 		for _, e := range s.Entries {
 			pe, err := encodeEntry(e)
 			if err != nil {
@@ -46,9 +48,9 @@ func Encode(streams []Stream) ([]byte, error) {
 			}
 			ps.Entries = append(ps.Entries, pe)
 		}
-		req.Streams = append(req.Streams, ps)
+		out = append(out, ps)
 	}
-	return req.Marshal()
+	return out, nil
 }
 
 func encodeEntry(e lokidata.Entry) (push.Entry, error) {

@@ -42,6 +42,9 @@ func Validate(req *Request, l limits.Limits, now time.Time) error {
 			if l.DiscoverLogLevels {
 				addDetectedLevel(s.Labels, &s.Entries[j], l)
 			}
+			// Loki accepts structured metadata without a value and
+			// shows none; VictoriaLogs' Loki endpoint refuses the push.
+			s.Entries[j].StructuredMetadata = dropEmptyValues(s.Entries[j].StructuredMetadata)
 		}
 	}
 	return nil
