@@ -25,7 +25,7 @@ func TestEmptyStructuredMetadataAsLoki(t *testing.T) {
 				Data struct {
 					Result []struct {
 						Stream map[string]string `json:"stream"`
-						Values [][2]string      `json:"values"`
+						Values [][2]string       `json:"values"`
 					} `json:"result"`
 				} `json:"data"`
 			}
