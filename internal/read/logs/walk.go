@@ -119,7 +119,7 @@ func (w *walker) run(ctx context.Context) error {
 				whi = wlo + span - 1
 			}
 		}
-		edge, full, err := w.walkBatch(ctx, wlo, whi)
+		edge, full, n, err := w.walkBatch(ctx, wlo, whi)
 		if err != nil {
 			return err
 		}
@@ -137,7 +137,7 @@ func (w *walker) run(ctx context.Context) error {
 			span *= 2
 		}
 		if !full {
-			seen += len(w.buf)
+			seen += n
 		}
 		if !full && lo <= hi && !w.col.full() && w.worthProbing(seen, hi-lo+1) {
 			w.probed = true
@@ -181,19 +181,20 @@ func (w *walker) probeRest(ctx context.Context, lo, hi int64) (all bool, err err
 
 // walkBatch collects the first batch of the window [lo, hi]: the rows up
 // to the timestamp of its batchSize-th row (edge), all rows at edge
-// included, as they may continue past the batch. It first asks for that
+// included, as they may continue past the batch; rowsRead is how many
+// rows it fetched. It first asks for that
 // edge alone, over _time only, then for the rows up to it without a sort:
 // VictoriaLogs' top-k would copy every field of every row it passes.
 //
 // When VictoriaLogs filters lines, asking twice would match every line
 // twice, and few rows reach the top-k: one sorted request is cheaper.
-func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
+func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full bool, rowsRead int, err error) {
 	if w.req.Query.FiltersLines {
 		return w.walkBatchSorted(ctx, lo, hi)
 	}
 	edge, full, err = w.batchEdge(ctx, lo, hi, w.batchSize())
 	if err != nil {
-		return 0, false, err
+		return 0, false, 0, err
 	}
 	if full && w.req.Direction == Backward {
 		lo = edge
@@ -202,25 +203,25 @@ func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full 
 	}
 	rows, err := w.fetch(ctx, lo, hi, 0)
 	if err != nil {
-		return 0, false, err
+		return 0, false, 0, err
 	}
 	w.sortRows(rows)
 	w.col.addAll(rows)
-	return edge, full, nil
+	return edge, full, len(rows), nil
 }
 
 // walkBatchSorted is walkBatch in one sorted request, and one more for
 // the rows at the edge when the batch comes back full.
-func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64, full bool, err error) {
+func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64, full bool, rowsRead int, err error) {
 	batchSize := w.batchSize()
 	rows, err := w.fetch(ctx, lo, hi, batchSize)
 	if err != nil {
-		return 0, false, err
+		return 0, false, 0, err
 	}
 	w.sortRows(rows)
 	if len(rows) < batchSize {
 		w.col.addAll(rows)
-		return 0, false, nil
+		return 0, false, len(rows), nil
 	}
 	edge = rows[len(rows)-1].TimestampNs
 	n := len(rows)
@@ -230,11 +231,11 @@ func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64,
 	w.col.addAll(rows[:n])
 	atEdge, err := w.fetch(ctx, edge, edge, 0)
 	if err != nil {
-		return 0, false, err
+		return 0, false, 0, err
 	}
 	w.sortRows(atEdge)
 	w.col.addAll(atEdge)
-	return edge, true, nil
+	return edge, true, n + len(atEdge), nil
 }
 
 // batchEdge returns the timestamp of the n-th row of [lo, hi] in direction

@@ -3,12 +3,15 @@ package integration
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/testing/parity"
+	"github.com/vloki/vloki/internal/testing/vltest"
 )
 
 // dedupPushes repeat entries within a push and across pushes (an agent's
@@ -84,4 +87,51 @@ func sendPushes(t *testing.T, base, tenant string, bodies []string) []int {
 		out = append(out, resp.StatusCode)
 	}
 	return out
+}
+
+// TestRacingPushesStoredOnce: with vloki the only writer, eight copies of
+// one push sent at once (retries racing each other) are stored once, and
+// eight pushes of the same stream over disjoint times, sent at once
+// beside them, are all stored: a stream's pushes wait for each other only
+// where their times overlap.
+func TestRacingPushesStoredOnce(t *testing.T) {
+	for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = "on" }) {
+		t.Run(tg.name, func(t *testing.T) {
+			base := time.Now().Add(-time.Hour).Truncate(time.Minute)
+			body := func(part int) string {
+				var vals []string
+				for i := range 50 {
+					vals = append(vals, fmt.Sprintf(`[%q,"line %d"]`, fmt.Sprint(base.Add(time.Duration(part)*time.Minute+time.Duration(i)*time.Second).UnixNano()), i))
+				}
+				return `{"streams":[{"stream":{"app":"race"},"values":[` + strings.Join(vals, ",") + `]}]}`
+			}
+			var wg sync.WaitGroup
+			for i := range 16 {
+				part := 0 // the same push, eight times
+				if i%2 == 1 {
+					part = 1 + i/2 // eight disjoint minutes
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if got := sendPushes(t, tg.url, "race", []string{body(part)}); got[0] != http.StatusNoContent {
+						t.Errorf("push: %d", got[0])
+					}
+				}()
+			}
+			wg.Wait()
+			vltest.Flush(t, tg.vl)
+			var got struct {
+				Data struct {
+					Result []struct {
+						Value [2]any `json:"value"`
+					} `json:"result"`
+				} `json:"data"`
+			}
+			decode(t, tg.get(t, "/loki/api/v1/query", "race", url.Values{"query": {`sum(count_over_time({app="race"}[2h]))`}}, nil), &got)
+			if len(got.Data.Result) != 1 || got.Data.Result[0].Value[1] != "450" {
+				t.Fatalf("stored %+v, want 450 entries (50 once, 8 × 50 disjoint)", got.Data.Result)
+			}
+		})
+	}
 }

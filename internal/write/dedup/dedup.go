@@ -8,15 +8,14 @@
 // can only when it is the only writer (Deduper): an entry newer than
 // everything its stream holds is new; the others are looked up in
 // VictoriaLogs, once the tenant's acknowledged pushes are searchable, and
-// dropped when found. Pushes of one stream are serialised from that
-// check until they are acknowledged, so two retries racing each other
-// cannot both write.
+// dropped when found. Pushes holding entries of one stream at
+// overlapping times are serialised from that check until they are
+// acknowledged, so two retries racing each other cannot both write;
+// pushes of a stream over disjoint times go on at once.
 package dedup
 
 import (
 	"context"
-	"hash/maphash"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -124,13 +123,14 @@ type Deduper struct {
 	// Wait returns once the tenant's acknowledged pushes are searchable.
 	Wait func(context.Context, tenant.ID) error
 
-	seed  maphash.Seed
-	once  sync.Once
-	locks [256]sync.Mutex
+	mu      sync.Mutex
+	flights map[string][]flightSpan // pushes in flight, by stream
 }
 
-// Begin locks the streams of a push and drops the entries they already
-// hold; done unlocks them, once the push is acknowledged (or failed).
+// Begin waits for the pushes in flight that hold entries of the same
+// streams at overlapping times, then drops the entries the streams
+// already hold; done, once the push is acknowledged (or failed), lets the
+// pushes waiting on it go on.
 func (d *Deduper) Begin(ctx context.Context, t tenant.ID, streams []lokidata.Stream) (kept []lokidata.Stream, done func(), err error) {
 	done = d.lock(t, streams)
 	waited := false
@@ -235,24 +235,99 @@ func (d *Deduper) dropStored(ctx context.Context, t tenant.ID, s lokidata.Stream
 	return s, nil
 }
 
-// lock takes the stripes of the push's streams in ascending order.
+// lock waits until no push in flight holds an entry of these streams in
+// the time span this push holds of them, then marks this push in flight
+// until the returned function. Only entries at one timestamp can repeat
+// each other, so pushes of a stream over disjoint spans (agents sending
+// different hours, backfills beside live traffic) are written at once;
+// overlapping ones one after the other, each seeing what the one before
+// stored.
 func (d *Deduper) lock(t tenant.ID, streams []lokidata.Stream) func() {
-	d.once.Do(func() { d.seed = maphash.MakeSeed() })
-	var idx []int
+	spans := pushSpans(t, streams)
+	for {
+		d.mu.Lock()
+		busy := d.overlapping(spans)
+		if busy == nil {
+			f := &flight{done: make(chan struct{})}
+			if d.flights == nil {
+				d.flights = map[string][]flightSpan{}
+			}
+			for key, sp := range spans {
+				d.flights[key] = append(d.flights[key], flightSpan{sp, f})
+			}
+			d.mu.Unlock()
+			return func() { d.land(f, spans) }
+		}
+		d.mu.Unlock()
+		<-busy.done
+	}
+}
+
+// flight is a push being deduplicated and written; done is closed once it
+// is acknowledged (or failed).
+type flight struct{ done chan struct{} }
+
+// flightSpan is the span of a stream's entries a flight holds.
+type flightSpan struct {
+	span [2]int64
+	f    *flight
+}
+
+// pushSpans is, per stream (tenant and labels), the span of its entries in
+// the push.
+func pushSpans(t tenant.ID, streams []lokidata.Stream) map[string][2]int64 {
+	spans := map[string][2]int64{}
+	prefix := strconv.FormatUint(uint64(t.AccountID), 10) + ":" + strconv.FormatUint(uint64(t.ProjectID), 10) + "|"
 	for _, s := range streams {
-		var h maphash.Hash
-		h.SetSeed(d.seed)
-		h.WriteString(strconv.FormatUint(uint64(t.AccountID), 10) + ":" + strconv.FormatUint(uint64(t.ProjectID), 10) + "|" + s.Labels.String())
-		idx = append(idx, int(h.Sum64()%uint64(len(d.locks))))
+		if len(s.Entries) == 0 {
+			continue
+		}
+		key := prefix + s.Labels.String()
+		sp, seen := spans[key]
+		for _, e := range s.Entries {
+			if !seen || e.TimestampNs < sp[0] {
+				sp[0] = e.TimestampNs
+			}
+			if !seen || e.TimestampNs > sp[1] {
+				sp[1] = e.TimestampNs
+			}
+			seen = true
+		}
+		spans[key] = sp
 	}
-	sort.Ints(idx)
-	idx = slices.Compact(idx)
-	for _, i := range idx {
-		d.locks[i].Lock()
-	}
-	return func() {
-		for _, i := range idx {
-			d.locks[i].Unlock()
+	return spans
+}
+
+// overlapping is a flight holding entries of one of the streams within
+// the span this push holds of it; nil when none does.
+func (d *Deduper) overlapping(spans map[string][2]int64) *flight {
+	for key, sp := range spans {
+		for _, fs := range d.flights[key] {
+			if fs.span[0] <= sp[1] && sp[0] <= fs.span[1] {
+				return fs.f
+			}
 		}
 	}
+	return nil
+}
+
+// land ends a flight: its spans are removed and the pushes waiting on it
+// look again.
+func (d *Deduper) land(f *flight, spans map[string][2]int64) {
+	d.mu.Lock()
+	for key := range spans {
+		kept := d.flights[key][:0]
+		for _, fs := range d.flights[key] {
+			if fs.f != f {
+				kept = append(kept, fs)
+			}
+		}
+		if len(kept) == 0 {
+			delete(d.flights, key)
+		} else {
+			d.flights[key] = kept
+		}
+	}
+	d.mu.Unlock()
+	close(f.done)
 }

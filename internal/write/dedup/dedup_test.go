@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
 	"github.com/vloki/vloki/internal/lokidata"
@@ -157,5 +158,72 @@ func TestBeginAsksStorageOnlyForHeldTimes(t *testing.T) {
 	known, spans = false, nil
 	if n := push(10, 20, 40); n != 2 || len(spans) != 1 || spans[0] != [2]int64{10, 40} {
 		t.Errorf("unknown: kept %d, lookups %v", n, spans)
+	}
+}
+
+// TestBeginWaitsOnlyForOverlappingPushes: while a push of a stream is in
+// flight, another push of it over disjoint times begins at once, one
+// whose times overlap (a retry racing the first) waits until the first
+// is acknowledged, and a push of another stream or tenant is not held.
+func TestBeginWaitsOnlyForOverlappingPushes(t *testing.T) {
+	d := &Deduper{
+		Newest: func(tenant.ID, lokidata.Labels) (int64, bool) { return 0, false },
+		Held: func(_ context.Context, _ tenant.ID, _ lokidata.Labels, times []int64) ([]bool, bool) {
+			return make([]bool, len(times)), true
+		},
+		Wait: func(context.Context, tenant.ID) error { return nil },
+		Lookup: func(context.Context, tenant.ID, lokidata.Labels, int64, int64, func(lokidata.Entry)) error {
+			return nil
+		},
+	}
+	stream := func(app string, ts ...int64) []lokidata.Stream {
+		s := lokidata.Stream{Labels: lokidata.Labels{{Name: "app", Value: app}}}
+		for _, x := range ts {
+			s.Entries = append(s.Entries, lokidata.Entry{TimestampNs: x, Line: "x"})
+		}
+		return []lokidata.Stream{s}
+	}
+	begin := func(tn tenant.ID, streams []lokidata.Stream) <-chan func() {
+		c := make(chan func(), 1)
+		go func() {
+			_, done, err := d.Begin(context.Background(), tn, streams)
+			if err != nil {
+				t.Error(err)
+			}
+			c <- done
+		}()
+		return c
+	}
+	soon := func(c <-chan func()) (func(), bool) {
+		select {
+		case done := <-c:
+			return done, true
+		case <-time.After(200 * time.Millisecond):
+			return nil, false
+		}
+	}
+	first, ok := soon(begin(tenant.ID{}, stream("a", 100, 200)))
+	if !ok {
+		t.Fatal("the first push did not begin")
+	}
+	disjoint, ok := soon(begin(tenant.ID{}, stream("a", 300, 400)))
+	if !ok {
+		t.Fatal("a push over disjoint times waited")
+	}
+	disjoint()
+	other, ok := soon(begin(tenant.ID{AccountID: 1}, stream("a", 150)))
+	if !ok {
+		t.Fatal("another tenant's push waited")
+	}
+	other()
+	retry := begin(tenant.ID{}, stream("a", 150, 250))
+	if _, ok := soon(retry); ok {
+		t.Fatal("an overlapping push did not wait")
+	}
+	first()
+	if done, ok := soon(retry); !ok {
+		t.Fatal("the overlapping push still waits once the first was acknowledged")
+	} else {
+		done()
 	}
 }
