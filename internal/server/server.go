@@ -179,7 +179,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	var indexed metric.Indexed
 	if streams != nil {
 		indexed = streams
-		eng = eng.WithLineKinds(streams.LineKinds)
+		eng = eng.WithLineKinds(streams.LineKinds).WithIndex(streams)
 	}
 	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history), indexed,
 		newRecentLogs(cfg.Frontend, m))

@@ -81,6 +81,9 @@ type Index struct {
 
 type tenantIndex struct {
 	streams map[string]*stream
+	// all are the streams in the order they came; postings them by label.
+	all      []*stream
+	postings postings
 	// horizon is the newest timestamp of rows the index may not know;
 	// valid only when known.
 	horizon int64
@@ -153,7 +156,7 @@ func (ix *Index) Acked(t tenant.ID, streams []lokidata.Stream) {
 				continue
 			}
 			st = &stream{labels: s.Labels, min: s.Entries[0].TimestampNs, max: s.Entries[0].TimestampNs}
-			tn.streams[key] = st
+			tn.addStream(key, st)
 			ix.streams++
 		}
 		pushed := span{s.Entries[0].TimestampNs, s.Entries[0].TimestampNs}
@@ -198,7 +201,7 @@ func (ix *Index) Forget(t tenant.ID) {
 		ix.streams--
 		ix.lines -= len(st.lines)
 	}
-	tn.streams, tn.days = map[string]*stream{}, map[int64]span{}
+	tn.streams, tn.all, tn.postings, tn.days = map[string]*stream{}, nil, postings{}, map[int64]span{}
 	tn.known, tn.full = false, false
 	tn.failures++ // a horizon read in flight is not trusted
 	tn.linesFrom, tn.restored = ix.cfg.Now().UnixNano(), math.MinInt64
@@ -207,8 +210,8 @@ func (ix *Index) Forget(t tenant.ID) {
 func (ix *Index) tenantLocked(t tenant.ID) *tenantIndex {
 	tn := ix.tenants[t]
 	if tn == nil {
-		tn = &tenantIndex{streams: map[string]*stream{}, days: map[int64]span{}, linesFrom: math.MinInt64, restored: math.MinInt64,
-			marksFrom: math.MinInt64}
+		tn = &tenantIndex{streams: map[string]*stream{}, postings: postings{}, days: map[int64]span{}, linesFrom: math.MinInt64,
+			restored: math.MinInt64, marksFrom: math.MinInt64}
 		ix.tenants[t] = tn
 	}
 	return tn
@@ -288,7 +291,7 @@ func (ix *Index) Answer(ctx context.Context, t tenant.ID, r Request) (values []s
 func answer(tn *tenantIndex, r Request) ([]string, bool) {
 	set := map[string]struct{}{}
 	var undecided []*stream
-	for _, st := range tn.streams {
+	for _, st := range tn.candidates(r.Matchers) {
 		if st.max < r.Start || st.min > r.End || !logql.MatchLabels(r.Matchers, st.labels.Get) {
 			continue
 		}

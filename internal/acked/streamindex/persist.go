@@ -122,7 +122,7 @@ func (ix *Index) Load(path string) error {
 				tn.full = true
 				break
 			}
-			tn.streams[x.Labels.String()] = restoredStream(tn, x)
+			tn.addStream(x.Labels.String(), restoredStream(tn, x))
 			ix.streams++
 		}
 		tn.linesFrom = tn.restored + 1

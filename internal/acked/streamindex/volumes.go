@@ -194,7 +194,7 @@ func (ix *Index) eachStream(ctx context.Context, t tenant.ID, ms []*logql.Matche
 	if tn.full || start < tn.linesFrom {
 		return false, nil
 	}
-	for _, st := range tn.streams {
+	for _, st := range tn.candidates(ms) {
 		if st.max < start || st.min > end || !logql.MatchLabels(ms, st.labels.Get) {
 			continue
 		}

@@ -38,6 +38,9 @@ type Engine struct {
 	// may hold over a range (the stream index), so plans narrow their
 	// pushdowns (plan/narrow.go).
 	lineKinds LineKindsFunc
+	// index, when set, holds the entry times of vloki's own rows: log
+	// walks cut their batches where it tells (logs.Request.Index).
+	index logs.Index
 }
 
 // LineKindsFunc tells the kinds of lines the tenant's streams matching ms
@@ -49,6 +52,13 @@ type LineKindsFunc func(ctx context.Context, t tenant.ID, ms []*logql.Matcher, s
 // what kinds tells of their ranges.
 func (e *Engine) WithLineKinds(kinds LineKindsFunc) *Engine {
 	e.lineKinds = kinds
+	return e
+}
+
+// WithIndex makes log queries over vloki's own rows walk by the entry
+// times ix holds.
+func (e *Engine) WithIndex(ix logs.Index) *Engine {
+	e.index = ix
 	return e
 }
 

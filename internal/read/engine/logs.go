@@ -71,11 +71,15 @@ func (e *Engine) Logs(ctx context.Context, t tenant.ID, q LogQuery) (*LogRun, er
 		}
 		end = start + 1 // see instant_range.go
 	}
-	return &LogRun{c: e.c, t: t, req: logs.Request{
+	req := logs.Request{
 		Query: lq, Start: start, End: end, Limit: q.Limit, Direction: q.Direction,
 		IntervalNs: q.Interval.Nanoseconds(), Categorize: q.Categorize, KeepParsed: q.KeepParsed,
 		Metadata: ownRowsOnly(q.Metadata, f),
-	}}, nil
+	}
+	if f == nil {
+		req.Index = e.index
+	}
+	return &LogRun{c: e.c, t: t, req: req}, nil
 }
 
 // Request is the planned query.

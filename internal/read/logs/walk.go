@@ -48,6 +48,9 @@ type Request struct {
 	// Metadata, when set, is the only structured metadata read with each
 	// line (the rest stays in storage, unread); nil reads all.
 	Metadata []string
+	// Index, when set, holds the entry times of the query's rows (vloki's
+	// own, vloki the only writer): batches are cut where it tells.
+	Index Index
 }
 
 // Result is the answer to a log query.
@@ -98,8 +101,9 @@ const firstWindow = int64(time.Hour)
 // with full batches.
 const maxBatch = 2000
 
-// run walks [Start, End) from the direction's starting end, one window per
-// request, until the collector is full. A window that comes back whole
+// run walks [Start, End) from the direction's starting end until the
+// collector is full: by the stream index's batches where it can tell them
+// (walkIndexed), else one window per request. A window that comes back whole
 // makes the next one twice as wide, so a sparse range needs few requests.
 // A window that fills the batch ends at the batch's last timestamp, and
 // the next window spans what that batch covered: VictoriaLogs then scans
@@ -107,8 +111,14 @@ const maxBatch = 2000
 // instead made it scan, and copy into its top-k, the same rows again for
 // every batch: time and garbage quadratic in the window's rows.
 func (w *walker) run(ctx context.Context) error {
-	lo, hi := w.req.Start, w.req.End-1
-	span := firstWindow
+	lo, hi, err := w.walkIndexed(ctx, w.req.Start, w.req.End-1)
+	if err != nil {
+		return err
+	}
+	span, err := w.firstSpan(ctx, lo, hi)
+	if err != nil {
+		return err
+	}
 	seen := 0 // rows of the windows that were not full
 	for lo <= hi && !w.col.full() {
 		wlo, whi := lo, hi

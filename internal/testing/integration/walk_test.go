@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/lokidata"
 )
 
@@ -74,21 +75,25 @@ func TestLimitWalkMatchesReference(t *testing.T) {
 		}
 		return strings.Join(parts, " ")
 	}
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			for app, es := range byApp {
-				tg.pushJSON(t, "walk", jsonPush(map[string]string{"app": app}, es...))
-			}
-			for _, dir := range []string{"backward", "forward"} {
-				for _, limit := range []int{1, 5, 11, 12, 13, 100, 299, 500} {
-					got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "walk",
-						rangeParams(`{app=~"w.*"}`, base, base.Add(6*time.Hour), limit, dir), nil)))
-					if want := reference(dir == "backward", limit); sortBursts(got) != sortBursts(want) {
-						t.Errorf("%s limit %d:\n got  %.300s\n want %.300s", dir, limit, got, want)
+	// With vloki the sole writer, the stream index cuts the batches
+	// (logs.walkIndexed); without it, windows do.
+	for tenantID, soleWriter := range map[string]string{"walk": "auto", "walk-indexed": "on"} {
+		for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = soleWriter }) {
+			t.Run(tg.name+"/"+tenantID, func(t *testing.T) {
+				for app, es := range byApp {
+					tg.pushJSON(t, tenantID, jsonPush(map[string]string{"app": app}, es...))
+				}
+				for _, dir := range []string{"backward", "forward"} {
+					for _, limit := range []int{1, 5, 11, 12, 13, 100, 299, 500} {
+						got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
+							rangeParams(`{app=~"w.*"}`, base, base.Add(6*time.Hour), limit, dir), nil)))
+						if want := reference(dir == "backward", limit); sortBursts(got) != sortBursts(want) {
+							t.Errorf("%s limit %d:\n got  %.300s\n want %.300s", dir, limit, got, want)
+						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -176,28 +181,32 @@ func TestLineFilterWalkAsksRestWhole(t *testing.T) {
 		}
 		return strings.Join(parts, " ")
 	}
-	for _, tg := range targets(t) {
-		t.Run(tg.name, func(t *testing.T) {
-			for _, app := range []string{"p1", "p2"} {
-				var es []entry
-				for _, p := range all {
-					if p.app == app {
-						es = append(es, entry{ns(p.ts), p.line})
+	// With vloki the sole writer, the stream index sizes the first window
+	// (logs.firstSpan).
+	for tenantID, soleWriter := range map[string]string{"probe": "auto", "probe-indexed": "on"} {
+		for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = soleWriter }) {
+			t.Run(tg.name+"/"+tenantID, func(t *testing.T) {
+				for _, app := range []string{"p1", "p2"} {
+					var es []entry
+					for _, p := range all {
+						if p.app == app {
+							es = append(es, entry{ns(p.ts), p.line})
+						}
 					}
+					tg.pushJSON(t, tenantID, jsonPush(map[string]string{"app": app}, es...))
 				}
-				tg.pushJSON(t, "probe", jsonPush(map[string]string{"app": app}, es...))
-			}
-			for _, needle := range []string{"needle", "bulk"} {
-				for _, dir := range []string{"backward", "forward"} {
-					for _, limit := range []int{1, 3, 100, 2100, 3000} {
-						got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", "probe",
-							rangeParams(`{app=~"p.*"} |= "`+needle+`"`, base, base.Add(6*time.Hour), limit, dir), nil)))
-						if want := reference(needle, dir == "backward", limit); got != want {
-							t.Errorf("%s %s limit %d:\n got  %.300s\n want %.300s", needle, dir, limit, got, want)
+				for _, needle := range []string{"needle", "bulk"} {
+					for _, dir := range []string{"backward", "forward"} {
+						for _, limit := range []int{1, 3, 100, 2100, 3000} {
+							got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
+								rangeParams(`{app=~"p.*"} |= "`+needle+`"`, base, base.Add(6*time.Hour), limit, dir), nil)))
+							if want := reference(needle, dir == "backward", limit); got != want {
+								t.Errorf("%s %s limit %d:\n got  %.300s\n want %.300s", needle, dir, limit, got, want)
+							}
 						}
 					}
 				}
-			}
-		})
+			})
+		}
 	}
 }
