@@ -37,7 +37,12 @@ func (ls Labels) Get(name string) (string, bool) {
 // String formats a sorted set the way Loki and Prometheus do:
 // {a="b", c="d"}. Loki orders streams by this string.
 func (ls Labels) String() string {
+	n := 2
+	for _, l := range ls {
+		n += len(l.Name) + len(l.Value) + 5 // ", ", '=' and the quotes
+	}
 	var b strings.Builder
+	b.Grow(n)
 	b.WriteByte('{')
 	for i, l := range ls {
 		if i > 0 {
@@ -45,10 +50,26 @@ func (ls Labels) String() string {
 		}
 		b.WriteString(l.Name)
 		b.WriteByte('=')
-		b.WriteString(strconv.Quote(l.Value))
+		writeQuoted(&b, l.Value)
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// writeQuoted writes strconv.Quote(v). Most label values are printable
+// ASCII without quotes or backslashes, which Quote leaves as they are:
+// those are written directly (a push builds each stream's string several
+// times; Quote's rune checks and copy were half of that).
+func writeQuoted(b *strings.Builder, v string) {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			b.WriteString(strconv.Quote(v))
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(v)
+	b.WriteByte('"')
 }
 
 // Entry is one log line of a stream.

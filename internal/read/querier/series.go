@@ -53,6 +53,7 @@ func (q *Querier) seriesFromMemory(ctx context.Context, t tenant.ID, req *loghtt
 	}
 	seen := map[string]bool{}
 	var sets []lokidata.Labels
+	var keys []string
 	for _, ms := range selectors {
 		ok, err := q.streams.Indexed(ctx, t, ms, req.Start.UnixNano(), req.End.UnixNano(), func(e streamindex.Entries) {
 			if len(e.Lines) == 0 {
@@ -60,14 +61,14 @@ func (q *Querier) seriesFromMemory(ctx context.Context, t tenant.ID, req *loghtt
 			}
 			if key := e.Labels.String(); !seen[key] {
 				seen[key] = true
-				sets = append(sets, slices.Clone(e.Labels))
+				sets, keys = append(sets, slices.Clone(e.Labels)), append(keys, key)
 			}
 		})
 		if !ok || err != nil {
 			return nil, false
 		}
 	}
-	sortByString(sets)
+	sort.Sort(byKey{keys, sets})
 	return sets, true
 }
 
