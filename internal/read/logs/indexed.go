@@ -1,7 +1,6 @@
 package logs
 
 import (
-	"container/heap"
 	"context"
 
 	"github.com/vloki/vloki/internal/acked/streamindex"
@@ -35,19 +34,9 @@ func (w *walker) walkIndexed(ctx context.Context, lo, hi int64) (int64, int64, e
 		if err != nil || !ok {
 			return lo, hi, err
 		}
-		blo, bhi := lo, hi
-		switch {
-		case full && w.req.Direction == Backward:
-			blo = edge
-		case full:
-			bhi = edge
-		}
-		rows, err := w.fetch(ctx, blo, bhi, 0)
-		if err != nil {
+		if _, err := w.collectTo(ctx, lo, hi, edge, full); err != nil {
 			return lo, hi, err
 		}
-		w.sortRows(rows)
-		w.col.addAll(rows)
 		switch {
 		case !full:
 			return hi + 1, hi, nil
@@ -61,13 +50,13 @@ func (w *walker) walkIndexed(ctx context.Context, lo, hi int64) (int64, int64, e
 }
 
 // firstSpan is the span of the walk's first window over [lo, hi]: an
-// hour, or, when the stream index tells that fewer than a batch of the
-// selected streams' entries lie further, the span that holds a batch of
-// them (all of [lo, hi] when it holds fewer): a line filter then reads a
-// batch of rows at most, where a sparse stream's hour held a few and the
-// windows doubled once a request.
+// hour, or, for a line filter with the stream index, the span holding a
+// batch of the selected streams' entries when longer (all of [lo, hi]
+// when it holds fewer). The filter then reads about a batch of rows at
+// most, where a sparse stream's hour held a few and the windows doubled
+// once a request. (Without a line filter, walkIndexed cut the batches.)
 func (w *walker) firstSpan(ctx context.Context, lo, hi int64) (int64, error) {
-	if w.req.Index == nil || lo > hi {
+	if w.req.Index == nil || !w.req.Query.FiltersLines || lo > hi {
 		return firstWindow, nil
 	}
 	edge, full, ok, err := w.indexEdge(ctx, lo, hi, maxBatch)
@@ -151,10 +140,11 @@ func (t *timeTop) add(k int64) bool {
 	case t.n <= 0:
 		return false
 	case len(t.keys) < t.n:
-		heap.Push(&t.keys, k)
+		t.keys = append(t.keys, k)
+		t.keys.up(len(t.keys) - 1)
 	case k > t.keys[0]:
 		t.keys[0] = k
-		heap.Fix(&t.keys, 0)
+		t.keys.down(0)
 	default:
 		return false
 	}
@@ -170,15 +160,34 @@ func (t *timeTop) edge() (int64, bool) {
 	return t.key(t.keys[0]), true
 }
 
+// minHeap is a binary min-heap of keys (container/heap would box each
+// key it pushes).
 type minHeap []int64
 
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(int64)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+func (h minHeap) up(i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if h[p] <= h[i] {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func (h minHeap) down(i int) {
+	for {
+		c := 2*i + 1
+		if c >= len(h) {
+			return
+		}
+		if c+1 < len(h) && h[c+1] < h[c] {
+			c++
+		}
+		if h[i] <= h[c] {
+			return
+		}
+		h[i], h[c] = h[c], h[i]
+		i = c
+	}
 }

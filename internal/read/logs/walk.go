@@ -206,6 +206,17 @@ func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full 
 	if err != nil {
 		return 0, false, 0, err
 	}
+	n, err := w.collectTo(ctx, lo, hi, edge, full)
+	if err != nil {
+		return 0, false, 0, err
+	}
+	return edge, full, n, nil
+}
+
+// collectTo collects the rows of [lo, hi] up to edge in direction order
+// (all of them when the batch is not full), rows at edge included, and
+// returns how many it fetched.
+func (w *walker) collectTo(ctx context.Context, lo, hi, edge int64, full bool) (int, error) {
 	if full && w.req.Direction == Backward {
 		lo = edge
 	} else if full {
@@ -213,11 +224,11 @@ func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full 
 	}
 	rows, err := w.fetch(ctx, lo, hi, 0)
 	if err != nil {
-		return 0, false, 0, err
+		return 0, err
 	}
 	w.sortRows(rows)
 	w.col.addAll(rows)
-	return edge, full, len(rows), nil
+	return len(rows), nil
 }
 
 // walkBatchSorted is walkBatch in one sorted request, and one more for
