@@ -90,6 +90,18 @@ type Entry struct {
 type Stream struct {
 	Labels  Labels
 	Entries []Entry
+	// Key, when set, is Labels.String(): the push path writes it once its
+	// labels are final, so the steps after (dedup, the stream index,
+	// arrival numbers, the live miner) do not each build it again.
+	Key string
+}
+
+// LabelsKey is the stream's label string: Key when set, else built.
+func (s *Stream) LabelsKey() string {
+	if s.Key != "" {
+		return s.Key
+	}
+	return s.Labels.String()
 }
 
 // Point is one metric sample.

@@ -39,3 +39,17 @@ func BenchmarkLabelsString(b *testing.B) {
 		_ = ls.String()
 	}
 }
+
+// TestLabelsKeyIsTheLabelString: a stream's key is its label string,
+// built when the push path did not set it.
+func TestLabelsKeyIsTheLabelString(t *testing.T) {
+	s := Stream{Labels: Labels{{Name: "app", Value: "a b"}, {Name: "env", Value: "prod"}}}
+	if got, want := s.LabelsKey(), `{app="a b", env="prod"}`; got != want {
+		t.Errorf("built key %q, want %q", got, want)
+	}
+	s.Key = s.Labels.String()
+	s.Labels = nil // a set key is used as is
+	if got := s.LabelsKey(); got != `{app="a b", env="prod"}` {
+		t.Errorf("set key %q", got)
+	}
+}

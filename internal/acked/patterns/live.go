@@ -58,7 +58,7 @@ func (l *Live[T]) Push(t T, streams []lokidata.Stream) {
 		return // mined from storage from now on
 	}
 	for _, s := range streams {
-		key := s.Labels.String()
+		key := s.LabelsKey()
 		if _, known := tn.m.streams[key]; !known {
 			if l.streams.Add(1) > l.maxStreams {
 				l.streams.Add(-1)

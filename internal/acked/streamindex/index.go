@@ -148,7 +148,7 @@ func (ix *Index) Acked(t tenant.ID, streams []lokidata.Stream) {
 		if len(s.Entries) == 0 {
 			continue
 		}
-		key := s.Labels.String()
+		key := s.LabelsKey()
 		st := tn.streams[key]
 		if st == nil {
 			if ix.streams >= ix.cfg.MaxStreams {
@@ -217,11 +217,12 @@ func (ix *Index) tenantLocked(t tenant.ID) *tenantIndex {
 	return tn
 }
 
-// Newest is the newest timestamp the stream may hold: the newest pushed to
+// Newest is the newest timestamp the stream with the label string key may
+// hold: the newest pushed to
 // it, or the tenant's horizon when that is later (rows stored before the
 // index); false when the index cannot tell (horizon unknown, or a stream
 // of the tenant was not kept).
-func (ix *Index) Newest(t tenant.ID, ls lokidata.Labels) (int64, bool) {
+func (ix *Index) Newest(t tenant.ID, key string) (int64, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	tn := ix.tenants[t]
@@ -229,7 +230,7 @@ func (ix *Index) Newest(t tenant.ID, ls lokidata.Labels) (int64, bool) {
 		return 0, false
 	}
 	newest := tn.horizon
-	if st := tn.streams[ls.String()]; st != nil {
+	if st := tn.streams[key]; st != nil {
 		newest = max(newest, st.max)
 	}
 	return newest, true

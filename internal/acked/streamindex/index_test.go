@@ -202,25 +202,25 @@ func TestHeldAt(t *testing.T) {
 	ix.Prepare(ctx, tn)
 	a := lbls("app", "a")
 	ix.Acked(tn, pushed(a, 100, 300, 200))
-	held, ok := ix.HeldAt(ctx, tn, a, []int64{300, 150, 100, 301})
+	held, ok := ix.HeldAt(ctx, tn, a.String(), []int64{300, 150, 100, 301})
 	if !ok || !slices.Equal(held, []bool{true, false, true, false}) {
 		t.Errorf("held %v ok %v", held, ok)
 	}
-	if held, ok := ix.HeldAt(ctx, tn, lbls("app", "new"), []int64{100}); !ok || held[0] {
+	if held, ok := ix.HeldAt(ctx, tn, lbls("app", "new").String(), []int64{100}); !ok || held[0] {
 		t.Errorf("a stream never pushed: %v %v", held, ok)
 	}
-	if _, ok := ix.HeldAt(ctx, tn, a, []int64{300, 40}); ok {
+	if _, ok := ix.HeldAt(ctx, tn, a.String(), []int64{300, 40}); ok {
 		t.Error("a time at or before the horizon (rows stored before the index) answered from memory")
 	}
 	ix.Acked(tn, pushed(lbls("app", "b"), 100))
 	ix.Acked(tn, pushed(lbls("app", "c"), 100)) // past MaxStreams: the tenant is given up
-	if _, ok := ix.HeldAt(ctx, tn, a, []int64{300}); ok {
+	if _, ok := ix.HeldAt(ctx, tn, a.String(), []int64{300}); ok {
 		t.Error("a full tenant answered from memory")
 	}
 	none := New(Config{MaxStreams: 2, Horizon: horizonAt(-1)}) // no lines kept
 	none.Prepare(ctx, tn)
 	none.Acked(tn, pushed(a, 100))
-	if _, ok := none.HeldAt(ctx, tn, a, []int64{100}); ok {
+	if _, ok := none.HeldAt(ctx, tn, a.String(), []int64{100}); ok {
 		t.Error("an index keeping no lines answered")
 	}
 }

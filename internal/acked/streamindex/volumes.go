@@ -221,12 +221,12 @@ func (ix *Index) LinesKept() int {
 }
 
 // HeldAt tells, for each of times (any order), whether the stream with
-// labels ls already holds an entry at that time, from the entries the
+// the label string key already holds an entry at that time, from the entries the
 // index keeps; ok is false when it does not keep every entry of the
 // stream over the times' span (rows stored before the index, trimmed or
 // untracked ones): the storage must then be asked. A push's deduplication
 // asks it first, so entries at new times need no read of the storage.
-func (ix *Index) HeldAt(ctx context.Context, t tenant.ID, ls lokidata.Labels, times []int64) (held []bool, ok bool) {
+func (ix *Index) HeldAt(ctx context.Context, t tenant.ID, key string, times []int64) (held []bool, ok bool) {
 	if ix.cfg.MaxLines <= 0 || len(times) == 0 {
 		return nil, false
 	}
@@ -241,7 +241,7 @@ func (ix *Index) HeldAt(ctx context.Context, t tenant.ID, ls lokidata.Labels, ti
 		return nil, false
 	}
 	held = make([]bool, len(times))
-	st := tn.streams[ls.String()]
+	st := tn.streams[key]
 	if st == nil {
 		return held, true // no entry of the stream after the horizon
 	}

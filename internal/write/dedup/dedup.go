@@ -34,10 +34,11 @@ func Within(streams []lokidata.Stream) []lokidata.Stream {
 	seen := map[string]map[string]struct{}{}
 	out := streams[:0]
 	for _, s := range streams {
-		set := seen[s.Labels.String()]
+		key := s.LabelsKey()
+		set := seen[key]
 		if set == nil {
 			set = map[string]struct{}{}
-			seen[s.Labels.String()] = set
+			seen[key] = set
 		}
 		kept := s.Entries[:0]
 		for _, e := range s.Entries {
@@ -66,7 +67,7 @@ func timesDistinct(streams []lokidata.Stream) bool {
 				return false
 			}
 		}
-		key := s.Labels.String()
+		key := s.LabelsKey()
 		if _, again := labels[key]; again {
 			return false
 		}
@@ -110,21 +111,21 @@ type LookupFunc func(ctx context.Context, t tenant.ID, ls lokidata.Labels, from,
 
 // Deduper drops entries a stream already holds.
 type Deduper struct {
-	// Newest is the newest timestamp the stream may hold; false when
-	// unknown (every entry is then looked up).
-	Newest func(t tenant.ID, ls lokidata.Labels) (int64, bool)
+	// Newest is the newest timestamp the stream (by its label string) may
+	// hold; false when unknown (every entry is then looked up).
+	Newest func(t tenant.ID, key string) (int64, bool)
 	Lookup LookupFunc
 	// Held, when set, tells which of a stream's entry times it already
 	// holds an entry at, from what vloki keeps of its own pushes; ok is
 	// false when that is not known for all of them. An entry at a time
 	// the stream does not hold cannot be a repeat, so it needs no read of
 	// the storage (nor the flush before one).
-	Held func(ctx context.Context, t tenant.ID, ls lokidata.Labels, times []int64) (held []bool, ok bool)
+	Held func(ctx context.Context, t tenant.ID, key string, times []int64) (held []bool, ok bool)
 	// Wait returns once the tenant's acknowledged pushes are searchable.
 	Wait func(context.Context, tenant.ID) error
 
 	mu      sync.Mutex
-	flights map[string][]flightSpan // pushes in flight, by stream
+	flights map[streamOf][]flightSpan // pushes in flight, by stream
 }
 
 // Begin waits for the pushes in flight that hold entries of the same
@@ -161,7 +162,7 @@ func (d *Deduper) Begin(ctx context.Context, t tenant.ID, streams []lokidata.Str
 // holds: not newer than all it holds and, where Held knows, at a time it
 // holds an entry at; any is false when there are none.
 func (d *Deduper) candidates(ctx context.Context, t tenant.ID, s lokidata.Stream) (from, to int64, any bool) {
-	newest, known := d.Newest(t, s.Labels)
+	newest, known := d.Newest(t, s.LabelsKey())
 	var times []int64
 	for _, e := range s.Entries {
 		if !known || e.TimestampNs <= newest {
@@ -173,7 +174,7 @@ func (d *Deduper) candidates(ctx context.Context, t tenant.ID, s lokidata.Stream
 	}
 	var held []bool
 	if d.Held != nil {
-		if h, ok := d.Held(ctx, t, s.Labels, times); ok {
+		if h, ok := d.Held(ctx, t, s.LabelsKey(), times); ok {
 			held = h
 		}
 	}
@@ -250,7 +251,7 @@ func (d *Deduper) lock(t tenant.ID, streams []lokidata.Stream) func() {
 		if busy == nil {
 			f := &flight{done: make(chan struct{})}
 			if d.flights == nil {
-				d.flights = map[string][]flightSpan{}
+				d.flights = map[streamOf][]flightSpan{}
 			}
 			for key, sp := range spans {
 				d.flights[key] = append(d.flights[key], flightSpan{sp, f})
@@ -273,16 +274,20 @@ type flightSpan struct {
 	f    *flight
 }
 
-// pushSpans is, per stream (tenant and labels), the span of its entries in
-// the push.
-func pushSpans(t tenant.ID, streams []lokidata.Stream) map[string][2]int64 {
-	spans := map[string][2]int64{}
-	prefix := strconv.FormatUint(uint64(t.AccountID), 10) + ":" + strconv.FormatUint(uint64(t.ProjectID), 10) + "|"
+// streamOf names a stream of a tenant: its label string.
+type streamOf struct {
+	t   tenant.ID
+	key string
+}
+
+// pushSpans is, per stream, the span of its entries in the push.
+func pushSpans(t tenant.ID, streams []lokidata.Stream) map[streamOf][2]int64 {
+	spans := make(map[streamOf][2]int64, len(streams))
 	for _, s := range streams {
 		if len(s.Entries) == 0 {
 			continue
 		}
-		key := prefix + s.Labels.String()
+		key := streamOf{t, s.LabelsKey()}
 		sp, seen := spans[key]
 		for _, e := range s.Entries {
 			if !seen || e.TimestampNs < sp[0] {
@@ -300,7 +305,7 @@ func pushSpans(t tenant.ID, streams []lokidata.Stream) map[string][2]int64 {
 
 // overlapping is a flight holding entries of one of the streams within
 // the span this push holds of it; nil when none does.
-func (d *Deduper) overlapping(spans map[string][2]int64) *flight {
+func (d *Deduper) overlapping(spans map[streamOf][2]int64) *flight {
 	for key, sp := range spans {
 		for _, fs := range d.flights[key] {
 			if fs.span[0] <= sp[1] && sp[0] <= fs.span[1] {
@@ -313,7 +318,7 @@ func (d *Deduper) overlapping(spans map[string][2]int64) *flight {
 
 // land ends a flight: its spans are removed and the pushes waiting on it
 // look again.
-func (d *Deduper) land(f *flight, spans map[string][2]int64) {
+func (d *Deduper) land(f *flight, spans map[streamOf][2]int64) {
 	d.mu.Lock()
 	for key := range spans {
 		kept := d.flights[key][:0]

@@ -70,7 +70,7 @@ func TestBeginDropsStoredEntries(t *testing.T) {
 	md := lokidata.Labels{{Name: "k", Value: "1"}, {Name: "j", Value: "2"}}
 	mdSwapped := lokidata.Labels{{Name: "j", Value: "2"}, {Name: "k", Value: "1"}}
 	d := &Deduper{
-		Newest: func(tenant.ID, lokidata.Labels) (int64, bool) { return 0, false },
+		Newest: func(tenant.ID, string) (int64, bool) { return 0, false },
 		Wait:   func(context.Context, tenant.ID) error { return nil },
 		Lookup: func(_ context.Context, _ tenant.ID, _ lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error {
 			for ts := from; ts <= to; ts++ { // every ns of the span holds a line
@@ -114,8 +114,8 @@ func TestBeginAsksStorageOnlyForHeldTimes(t *testing.T) {
 	heldTimes := map[int64]bool{20: true, 30: true}
 	known := true
 	d := &Deduper{
-		Newest: func(tenant.ID, lokidata.Labels) (int64, bool) { return 1000, true },
-		Held: func(_ context.Context, _ tenant.ID, _ lokidata.Labels, times []int64) ([]bool, bool) {
+		Newest: func(tenant.ID, string) (int64, bool) { return 1000, true },
+		Held: func(_ context.Context, _ tenant.ID, _ string, times []int64) ([]bool, bool) {
 			held := make([]bool, len(times))
 			for i, ts := range times {
 				held[i] = heldTimes[ts]
@@ -167,8 +167,8 @@ func TestBeginAsksStorageOnlyForHeldTimes(t *testing.T) {
 // is acknowledged, and a push of another stream or tenant is not held.
 func TestBeginWaitsOnlyForOverlappingPushes(t *testing.T) {
 	d := &Deduper{
-		Newest: func(tenant.ID, lokidata.Labels) (int64, bool) { return 0, false },
-		Held: func(_ context.Context, _ tenant.ID, _ lokidata.Labels, times []int64) ([]bool, bool) {
+		Newest: func(tenant.ID, string) (int64, bool) { return 0, false },
+		Held: func(_ context.Context, _ tenant.ID, _ string, times []int64) ([]bool, bool) {
 			return make([]bool, len(times)), true
 		},
 		Wait: func(context.Context, tenant.ID) error { return nil },

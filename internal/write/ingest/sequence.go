@@ -8,9 +8,9 @@ import (
 	"github.com/vloki/vloki/internal/lokidata"
 )
 
-// NewestFunc is the newest timestamp a stream may already hold; false
-// when unknown.
-type NewestFunc func(tenant.ID, lokidata.Labels) (int64, bool)
+// NewestFunc is the newest timestamp a stream (by its label string) may
+// already hold; false when unknown.
+type NewestFunc func(t tenant.ID, key string) (int64, bool)
 
 // lastSeq is the last arrival number given: numbers grow across pushes
 // and, starting from the clock, across restarts.
@@ -36,10 +36,10 @@ func nextSeq(now time.Time) uint64 {
 func sequence(t tenant.ID, streams []lokidata.Stream, newest NewestFunc, now time.Time) {
 	maxSeen := map[string]int64{}
 	for _, s := range streams {
-		key := s.Labels.String()
+		key := s.LabelsKey()
 		top, seen := maxSeen[key]
 		if !seen && newest != nil {
-			top, seen = newest(t, s.Labels)
+			top, seen = newest(t, key)
 		}
 		for i := range s.Entries {
 			e := &s.Entries[i]

@@ -23,7 +23,7 @@ func TestSequenceNumbersOnlyWhatMayShareATimestamp(t *testing.T) {
 		return out
 	}
 	streams := []lokidata.Stream{{Labels: ls, Entries: entries(10, 10, 11, 9, 12)}, {Labels: other, Entries: entries(10)}, {Labels: ls, Entries: entries(12)}}
-	newest := func(_ tenant.ID, l lokidata.Labels) (int64, bool) { return 5, l.String() == ls.String() }
+	newest := func(_ tenant.ID, key string) (int64, bool) { return 5, key == ls.String() }
 	sequence(tenant.ID{}, streams, newest, time.Unix(0, 0))
 	numbered := func(e lokidata.Entry) bool { return e.Seq != 0 }
 	want := [][]bool{{false, true, false, true, false}, {false}, {true}}
@@ -43,7 +43,7 @@ func TestSequenceNumbersOnlyWhatMayShareATimestamp(t *testing.T) {
 	}
 	// A stored stream newer than the push: everything is numbered.
 	later := []lokidata.Stream{{Labels: ls, Entries: entries(3, 4)}}
-	sequence(tenant.ID{}, later, func(tenant.ID, lokidata.Labels) (int64, bool) { return 5, true }, time.Unix(0, 0))
+	sequence(tenant.ID{}, later, func(tenant.ID, string) (int64, bool) { return 5, true }, time.Unix(0, 0))
 	if later[0].Entries[0].Seq <= last || later[0].Entries[1].Seq <= later[0].Entries[0].Seq {
 		t.Fatalf("numbers %d, %d after %d", later[0].Entries[0].Seq, later[0].Entries[1].Seq, last)
 	}

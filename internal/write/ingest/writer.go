@@ -65,7 +65,8 @@ func (w *Writer) Write(ctx context.Context, t tenant.ID, req *push.Request, now 
 	streams := make([]Stream, 0, len(req.Streams))
 	for _, s := range req.Streams {
 		if len(s.Entries) > 0 {
-			streams = append(streams, Stream{Labels: s.Labels, Entries: s.Entries})
+			// The labels are final: their string is built once for every step after.
+			streams = append(streams, Stream{Labels: s.Labels, Entries: s.Entries, Key: s.Labels.String()})
 		}
 	}
 	if len(streams) == 0 {
