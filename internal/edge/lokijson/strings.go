@@ -51,20 +51,37 @@ func appendStdEscapedByte(b []byte, c byte) []byte {
 	return appendEscapedByte(b, c)
 }
 
+// htmlSafe marks the ASCII bytes a line keeps as they are: one table
+// look-up a byte where the loop compared six times.
+var htmlSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = true
+	}
+	for _, c := range []byte(`"\<>&`) {
+		t[c] = false
+	}
+	return t
+}()
+
 // appendHTMLEscaped is the HTML-safe string writer; escape writes an ASCII
-// byte that needs escaping.
+// byte that needs escaping other than '"' and '\\' (the common ones in JSON
+// lines, written here without the call).
 func appendHTMLEscaped(b []byte, s string, escape func([]byte, byte) []byte) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if htmlSafe[c] {
 				i++
 				continue
 			}
 			b = append(b, s[start:i]...)
-			b = escape(b, c)
+			if c == '"' || c == '\\' {
+				b = append(b, '\\', c)
+			} else {
+				b = escape(b, c)
+			}
 			i++
 			start = i
 			continue

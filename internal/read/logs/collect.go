@@ -1,6 +1,7 @@
 package logs
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/vloki/vloki/internal/lokidata"
@@ -20,11 +21,22 @@ type Collector struct {
 	emitted  bool
 	streams  map[string]*lokidata.Stream
 	stats    Stats
+	// merged are the label sets of entries with structured metadata and
+	// no parsed labels, by stream: a stream's entries mostly repeat their
+	// metadata (detected_level), so each set is merged and written once.
+	merged map[string][]mergedSet
+}
+
+// mergedSet is a stream's labels merged with one metadata set.
+type mergedSet struct {
+	metadata lokidata.Labels
+	labels   lokidata.Labels
+	key      string
 }
 
 // NewCollector collects the answer to req.
 func NewCollector(req Request) *Collector {
-	return &Collector{req: req, streams: map[string]*lokidata.Stream{}}
+	return &Collector{req: req, streams: map[string]*lokidata.Stream{}, merged: map[string][]mergedSet{}}
 }
 
 // Next is an empty collector for the same request that remembers the
@@ -163,6 +175,8 @@ func (c *Collector) append(r *logrow.Row) {
 	switch {
 	case c.req.Categorize:
 		e.StructuredMetadata, e.Parsed = metadata, r.Parsed
+	case len(r.Parsed) == 0 && len(metadata) > 0:
+		labels, key = c.mergeMetadata(key, labels, metadata)
 	case len(metadata) > 0 || len(r.Parsed) > 0:
 		labels = logrow.MergeLabels(logrow.MergeLabels(labels, metadata), r.Parsed)
 		key = labels.String()
@@ -177,6 +191,27 @@ func (c *Collector) append(r *logrow.Row) {
 	}
 	s.Entries = append(s.Entries, e)
 }
+
+// mergeMetadata is the stream's labels (label string key) merged with
+// metadata, and their string, merged once per stream and metadata set.
+func (c *Collector) mergeMetadata(key string, labels, metadata lokidata.Labels) (lokidata.Labels, string) {
+	sets := c.merged[key]
+	for _, m := range sets {
+		if slices.Equal(m.metadata, metadata) {
+			return m.labels, m.key
+		}
+	}
+	m := mergedSet{metadata: metadata, labels: logrow.MergeLabels(labels, metadata)}
+	m.key = m.labels.String()
+	if len(sets) < maxMergedSets {
+		c.merged[key] = append(sets, m)
+	}
+	return m.labels, m.key
+}
+
+// maxMergedSets bounds the sets kept a stream: metadata unique to each
+// entry (a trace id) would make the look-up a scan of them all.
+const maxMergedSets = 8
 
 // Result is the streams collected so far, by label string, with the
 // query's stats.

@@ -78,6 +78,12 @@ func TestCollector(t *testing.T) {
 			Request{Limit: 10, Direction: Forward},
 			[]logrow.Row{row("a", 1, "x", "trace", "t1"), row("a", 2, "y")},
 			`{app="a", trace="t1"} 1:x | {app="a"} 2:y`},
+		{"metadata sets of one stream, repeated and past the kept sets",
+			Request{Limit: 20, Direction: Forward},
+			metadataRows(),
+			`{app="a", k="v0"} 0:x0,10:x10 | {app="a", k="v1"} 1:x1,11:x11 | {app="a", k="v2"} 2:x2 | {app="a", k="v3"} 3:x3 | ` +
+				`{app="a", k="v4"} 4:x4 | {app="a", k="v5"} 5:x5 | {app="a", k="v6"} 6:x6 | {app="a", k="v7"} 7:x7 | ` +
+				`{app="a", k="v8"} 8:x8,12:x12 | {app="a", k="v9"} 9:x9 | {app="b", k="v0"} 13:b13`},
 	}
 	for _, c := range cases {
 		if c.req.Query == nil {
@@ -89,4 +95,16 @@ func TestCollector(t *testing.T) {
 			t.Errorf("%s:\n got  %s\n want %s", c.name, got, c.want)
 		}
 	}
+}
+
+// metadataRows are one stream's entries with ten metadata sets (more than
+// the collector keeps merged a stream), some repeated, then another
+// stream with a set the first one has.
+func metadataRows() []logrow.Row {
+	var rows []logrow.Row
+	for i := range 10 {
+		rows = append(rows, row("a", int64(i), fmt.Sprintf("x%d", i), "k", fmt.Sprintf("v%d", i)))
+	}
+	rows = append(rows, row("a", 10, "x10", "k", "v0"), row("a", 11, "x11", "k", "v1"), row("a", 12, "x12", "k", "v8"))
+	return append(rows, row("b", 13, "b13", "k", "v0"))
 }
