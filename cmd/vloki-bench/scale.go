@@ -29,6 +29,8 @@ func scale(ctx context.Context, args []string) error {
 	pushers := fs.Int("pushers", 4, "concurrent pushers")
 	batch := fs.Int("batch", 1000, "lines a push")
 	skipIngest := fs.Bool("skip-ingest", false, "query data already ingested")
+	ingestOnly := fs.Bool("ingest-only", false, "only ingest and count back: no query steps")
+	via := fs.String("via", "proto", "how vloki and Loki targets are pushed to: proto (Loki's protobuf+snappy), json (Loki's JSON) or otlp (OTLP/HTTP protobuf+gzip)")
 	workloads := fs.String("workloads", "", "comma-separated workload names (default: all of the dataset's)")
 	clients := fs.String("clients", "1,10", "closed-loop client counts")
 	duration := fs.Duration("duration", 10*time.Second, "length of each step")
@@ -43,10 +45,18 @@ func scale(ctx context.Context, args []string) error {
 	if *render != "" {
 		return rerender(*render)
 	}
-	data := scaledata.Config{Now: c.now.t, Days: *days, Lines: *lines, Hosts: *hosts, Seed: *seed}
+	format, err := scaleingest.ParseFormat(*via)
+	if err != nil {
+		return err
+	}
+	now := c.now.t
+	if now.IsZero() { // -skip-ingest needs the -now of the run that ingested
+		now = time.Now().Truncate(time.Second)
+	}
+	data := scaledata.Config{Now: now, Days: *days, Lines: *lines, Hosts: *hosts, Seed: *seed}
 	cfg := bench.ScaleConfig{Data: data, Targets: c.targets.list, SkipIngest: *skipIngest, Progress: os.Stderr,
-		Ingest: scaleingest.Options{Pushers: *pushers, BatchLines: *batch}, Verify: *verifyTarget, Reference: *reference}
-	var err error
+		Ingest: scaleingest.Options{Pushers: *pushers, BatchLines: *batch}, Verify: *verifyTarget, Reference: *reference,
+		Via: format, IngestOnly: *ingestOnly}
 	if cfg.Workloads, err = pickScaleWorkloads(scaledata.New(data), *workloads); err != nil {
 		return err
 	}

@@ -23,6 +23,11 @@ type ScaleConfig struct {
 	// Ingest tunes the pushers; SkipIngest queries data already there.
 	Ingest     scaleingest.Options
 	SkipIngest bool
+	// Via is how the Loki-API targets are pushed to (VictoriaLogs twins
+	// always take jsonline).
+	Via scaleingest.Format
+	// IngestOnly stops after the ingestion: no query steps.
+	IngestOnly bool
 	Workloads  []Workload
 	Loads      []Load
 	// Verify is the target whose answers are compared with Reference's
@@ -72,6 +77,9 @@ func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
 			}
 		}
 	}
+	if cfg.IngestOnly {
+		return rep, nil
+	}
 	q, err := Run(ctx, RunConfig{Now: d.End(), Workloads: cfg.Workloads, Loads: cfg.Loads, Targets: cfg.Targets,
 		Verify: cfg.Verify, Reference: cfg.Reference, Progress: cfg.Progress})
 	rep.Queries = q
@@ -81,11 +89,11 @@ func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
 // ingest pushes the dataset into one target alone, measuring its
 // processes, then waits until the target counts every line.
 func ingest(ctx context.Context, d *scaledata.Dataset, tg Target, cfg ScaleConfig) (Ingestion, error) {
-	sink := scaleingest.Sink{URL: tg.URL, Header: tg.Header, Format: scaleingest.LokiProto}
-	in := Ingestion{Target: tg.Name, Via: "Loki push, protobuf+snappy"}
+	sink := scaleingest.Sink{URL: tg.URL, Header: tg.Header, Format: cfg.Via}
 	if tg.Twins {
-		sink.Format, in.Via = scaleingest.JSONLine, "VictoriaLogs jsonline"
+		sink.Format = scaleingest.JSONLine
 	}
+	in := Ingestion{Target: tg.Name, Via: sink.Format.Via()}
 	opts := cfg.Ingest
 	opts.Pushed = &atomic.Int64{}
 	s := startSampler(tg.PIDs)
@@ -99,17 +107,17 @@ func ingest(ctx context.Context, d *scaledata.Dataset, tg Target, cfg ScaleConfi
 	if err != nil {
 		return in, err
 	}
-	in.CountedBack, err = waitCounted(ctx, d, tg)
+	in.CountedBack, err = waitCounted(ctx, d, tg, sink.Format.Selector())
 	return in, err
 }
 
 // waitCounted polls until the target counts every line of d (rows become
 // searchable a few seconds after they are acknowledged).
-func waitCounted(ctx context.Context, d *scaledata.Dataset, tg Target) (int, error) {
+func waitCounted(ctx context.Context, d *scaledata.Dataset, tg Target, selector string) (int, error) {
 	deadline := time.Now().Add(10 * time.Minute)
 	got := -1
 	for time.Now().Before(deadline) {
-		if got = count(ctx, d, tg); got == d.Lines() {
+		if got = count(ctx, d, tg, selector); got == d.Lines() {
 			return got, nil
 		}
 		select {
@@ -123,11 +131,11 @@ func waitCounted(ctx context.Context, d *scaledata.Dataset, tg Target) (int, err
 
 // count asks the target how many lines it holds over the dataset's span:
 // LogQL's count_over_time, or LogsQL's count() of VictoriaLogs itself.
-func count(ctx context.Context, d *scaledata.Dataset, tg Target) int {
+func count(ctx context.Context, d *scaledata.Dataset, tg Target, selector string) int {
 	end := d.End().Add(time.Second)
 	if !tg.Twins {
 		hours := int(end.Sub(d.Start()).Hours()) + 1
-		q := url.Values{"query": {fmt.Sprintf(`sum(count_over_time({agent="benchmark"}[%dh]))`, hours)}, "time": {ns(end)}}
+		q := url.Values{"query": {fmt.Sprintf(`sum(count_over_time(%s[%dh]))`, selector, hours)}, "time": {ns(end)}}
 		return instantValue(ctx, tg, q)
 	}
 	q := url.Values{"query": {"* | stats count() lines"}, "start": {ns(d.Start())}, "end": {ns(end)}}

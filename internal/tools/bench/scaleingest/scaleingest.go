@@ -29,7 +29,46 @@ const (
 	// JSONLine is VictoriaLogs' /insert/jsonline: one JSON row a line, the
 	// labels as stream fields, the line in _msg.
 	JSONLine
+	// LokiJSON is Loki's /loki/api/v1/push with an uncompressed JSON body.
+	LokiJSON
+	// OTLP is /otlp/v1/logs: gzip-compressed protobuf, a stream a resource
+	// (see otlpEncoder for how the labels map).
+	OTLP
 )
+
+// Via names a format as reports show it.
+func (f Format) Via() string {
+	switch f {
+	case JSONLine:
+		return "VictoriaLogs jsonline"
+	case LokiJSON:
+		return "Loki push, JSON"
+	case OTLP:
+		return "OTLP/HTTP, protobuf+gzip"
+	}
+	return "Loki push, protobuf+snappy"
+}
+
+// Selector is the LogQL stream selector of every line pushed in format f.
+func (f Format) Selector() string {
+	if f == OTLP {
+		return OTLPSelector
+	}
+	return `{` + scaledata.LabelAgent + `="` + scaledata.Agent + `"}`
+}
+
+// ParseFormat reads a -via flag: proto, json or otlp.
+func ParseFormat(s string) (Format, error) {
+	switch s {
+	case "proto":
+		return LokiProto, nil
+	case "json":
+		return LokiJSON, nil
+	case "otlp":
+		return OTLP, nil
+	}
+	return 0, fmt.Errorf("unknown push format %q: want proto, json or otlp", s)
+}
 
 // Sink is a server that takes the lines.
 type Sink struct {
@@ -111,8 +150,13 @@ type encoder interface {
 }
 
 func newEncoder(d *scaledata.Dataset, f Format) encoder {
-	if f == JSONLine {
+	switch f {
+	case JSONLine:
 		return newJSONEncoder(d)
+	case LokiJSON:
+		return newLokiJSONEncoder(d)
+	case OTLP:
+		return newOTLPEncoder(d)
 	}
 	return newProtoEncoder(d)
 }

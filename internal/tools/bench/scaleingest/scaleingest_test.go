@@ -8,13 +8,16 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/grafana/loki/pkg/push"
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/snappy"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 
 	"github.com/vloki/vloki/internal/tools/bench/scaledata"
 )
@@ -116,4 +119,84 @@ func TestPushJSONLine(t *testing.T) {
 			got.add(t, row["cloud_region"]+row["level"], []byte(row["_msg"]))
 		}
 	})
+}
+
+func TestPushLokiJSON(t *testing.T) {
+	pushAll(t, LokiJSON, func(got *received, body []byte, r *http.Request) {
+		if r.URL.Path != "/loki/api/v1/push" || r.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("pushed to %s as %s", r.URL.Path, r.Header.Get("Content-Type"))
+		}
+		var req struct {
+			Streams []struct {
+				Stream map[string]string `json:"stream"`
+				Values [][2]string       `json:"values"`
+			} `json:"streams"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil {
+			t.Error(err)
+			return
+		}
+		for _, s := range req.Streams {
+			if s.Stream["agent"] != "benchmark" || len(s.Stream) != 4 {
+				t.Errorf("stream %v", s.Stream)
+			}
+			last := int64(0)
+			for _, v := range s.Values {
+				ns, err := strconv.ParseInt(v[0], 10, 64)
+				if err != nil || ns < last {
+					t.Errorf("timestamp %q after %d", v[0], last)
+				}
+				last = ns
+				got.add(t, s.Stream["cloud_region"]+s.Stream["level"], []byte(v[1]))
+			}
+		}
+	})
+}
+
+func TestPushOTLP(t *testing.T) {
+	pushAll(t, OTLP, func(got *received, body []byte, r *http.Request) {
+		if r.URL.Path != "/otlp/v1/logs" || r.Header.Get("Content-Encoding") != "gzip" {
+			t.Errorf("pushed to %s as %s", r.URL.Path, r.Header.Get("Content-Encoding"))
+		}
+		zr, err := gzip.NewReader(bytes.NewReader(body))
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		raw, _ := io.ReadAll(zr)
+		req := plogotlp.NewExportRequest()
+		if err := req.UnmarshalProto(raw); err != nil {
+			t.Error(err)
+			return
+		}
+		rls := req.Logs().ResourceLogs()
+		for i := range rls.Len() {
+			res := rls.At(i).Resource().Attributes()
+			svc, _ := res.Get("service.name")
+			region, _ := res.Get("cloud.region")
+			if svc.Str() != "benchmark" || region.Str() == "" {
+				t.Errorf("resource %v", res.AsRaw())
+			}
+			recs := rls.At(i).ScopeLogs().At(0).LogRecords()
+			for j := range recs.Len() {
+				lr := recs.At(j)
+				in, _ := lr.Attributes().Get("input_type")
+				if lr.SeverityText() == "" || in.Str() == "" || lr.Timestamp() == 0 {
+					t.Errorf("record %v %v", lr.SeverityText(), lr.Attributes().AsRaw())
+				}
+				got.add(t, region.Str()+lr.SeverityText(), []byte(lr.Body().Str()))
+			}
+		}
+	})
+}
+
+func TestParseFormat(t *testing.T) {
+	for s, want := range map[string]Format{"proto": LokiProto, "json": LokiJSON, "otlp": OTLP} {
+		if f, err := ParseFormat(s); err != nil || f != want {
+			t.Errorf("%s: %v %v", s, f, err)
+		}
+	}
+	if _, err := ParseFormat("jsonline"); err == nil {
+		t.Error("jsonline accepted")
+	}
 }
