@@ -40,7 +40,7 @@ bench-compare:
 bench-load:
 	scripts/bench-load.sh
 
-## bench-scale: the Quickwit-vs-Loki benchmark's data (BENCH_SCALE_LINES, default 30 M) and queries through vloki (embedded, external VictoriaLogs) beside VictoriaLogs' LogsQL twins; report in bench-results/scale; BENCH_SCALE_PHASES=loki adds Loki v3.7.8 on a subset
+## bench-scale: the Quickwit-vs-Loki benchmark's data (BENCH_SCALE_LINES, default 30 M) and queries through vloki (embedded, external VictoriaLogs) beside VictoriaLogs' LogsQL twins; report in bench-results/scale; BENCH_SCALE_PHASES=loki adds Loki v3.7.8 on a subset, =ingest times ingestion beside Loki (BENCH_SCALE_VIA=proto|json|otlp)
 bench-scale:
 	scripts/bench-scale.sh
 

@@ -18,6 +18,15 @@
 #             every answer of vloki compared with Loki's before the steps;
 #             pushed by one pusher in time order (Loki refuses entries more
 #             than an hour behind their stream's newest)
+#   ingest    opt-in: ingestion only, each target alone, Loki v3.7.8 the
+#             fourth: BENCH_SCALE_INGEST_LINES (3,000,000) over
+#             BENCH_SCALE_INGEST_DAYS (7) by BENCH_SCALE_PUSHERS, dense
+#             enough that the pushers' batches in flight stay within
+#             Loki's hour; BENCH_SCALE_INGEST_HOSTS=1 for 25,600 streams
+#
+# BENCH_SCALE_VIA (proto) is how the vloki and Loki targets are pushed
+# to: proto (Loki's protobuf+snappy), json (Loki's JSON) or otlp (OTLP/HTTP
+# protobuf+gzip; the agent and region become service_name, cloud_region).
 #
 # Knobs: BENCH_SCALE_LINES (30000000), BENCH_SCALE_HICARD_LINES (the same),
 # BENCH_SCALE_DAYS (30), BENCH_SCALE_CLIENTS (1,10), BENCH_SCALE_DURATION
@@ -77,7 +86,7 @@ run_phase() { # phase lines extra-flags...
   echo "phase $phase: $n lines" >&2
   # The phase's own flags ("$@") come last: they win over the defaults.
   "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" \
-    -pushers "${BENCH_SCALE_PUSHERS:-4}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" "$@" \
+    -pushers "${BENCH_SCALE_PUSHERS:-4}" -via "${BENCH_SCALE_VIA:-proto}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" "$@" \
     -out "$out/$phase" \
     -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" \
     -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$pid_vlx" \
@@ -99,10 +108,27 @@ disk() { # phase lines
 run_loki_phase() {
   # Loki's 30 s HTTP write timeout and 1 m query timeout would cut the
   # month-long queries short; the others' timeouts are 5 m.
-  eval "$(LOKI_ARGS="-server.http-write-timeout=5m -querier.query-timeout=5m" scripts/loki-run.sh)"
+  eval "$(TMPDIR=$work LOKI_ARGS="-server.http-write-timeout=5m -querier.query-timeout=5m" scripts/loki-run.sh)"
   pids+=("$LOKI_PID"); phase_pids+=("$LOKI_PID")
   extra_targets=(-target "loki=$LOKI_URL,pid=$LOKI_PID")
   run_phase loki "${BENCH_SCALE_LOKI_LINES:-1000000}" -pushers 1
+  extra_targets=()
+  rm -rf "$LOKI_DATA"
+}
+
+# run_ingest_phase times each target's ingestion alone, Loki's included.
+run_ingest_phase() {
+  # Loki's 5,000 active streams a tenant would refuse the 25,600-stream data.
+  # Its data directory lies in $work, removed on exit whatever happens.
+  eval "$(TMPDIR=$work LOKI_ARGS="-ingester.max-global-streams-per-user=0" scripts/loki-run.sh)"
+  pids+=("$LOKI_PID"); phase_pids+=("$LOKI_PID")
+  extra_targets=(-target "loki=$LOKI_URL,pid=$LOKI_PID")
+  local hosts=()
+  [[ ${BENCH_SCALE_INGEST_HOSTS:-0} == 1 ]] && hosts=(-hosts)
+  local n=${BENCH_SCALE_INGEST_LINES:-3000000} l
+  run_phase ingest "$n" -ingest-only -days "${BENCH_SCALE_INGEST_DAYS:-7}" "${hosts[@]}"
+  l=$(du -sb "$LOKI_DATA" | cut -f1)
+  echo "Loki's data directory: $l B, $((l / n)) B a line." >>"$out/ingest/report.md"
   extra_targets=()
   rm -rf "$LOKI_DATA"
 }
@@ -114,7 +140,8 @@ for phase in ${BENCH_SCALE_PHASES:-quickwit hicard}; do
     quickwit) run_phase quickwit "$lines" ;;
     hicard) run_phase hicard "${BENCH_SCALE_HICARD_LINES:-$lines}" -hosts ;;
     loki) run_loki_phase ;;
-    *) echo "unknown phase $phase: want quickwit, hicard or loki" >&2; exit 2 ;;
+    ingest) run_ingest_phase ;;
+    *) echo "unknown phase $phase: want quickwit, hicard, loki or ingest" >&2; exit 2 ;;
   esac
 done
 {

@@ -44,9 +44,21 @@ func (r *ScaleReport) writeIngestion(b *strings.Builder) {
 		perM := in.Usage.CPUSeconds / max(float64(in.Lines)/1e6, 1e-9)
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %.1f | %s | %.1f | %s | %s |\n", in.Target, in.Via, thousands(in.Lines),
 			thousands(int(in.LinesPerSecond)), float64(in.LineBytes)/1e6/max(in.Seconds, 1e-9),
-			cpuCell(in.Usage), perM, rssCell(in.Usage), thousands(in.CountedBack))
+			cpuCell(in.Usage), perM, rssCell(in.Usage), countedCell(in))
 	}
 	b.WriteString("\n")
+	for _, in := range r.Ingestion {
+		if in.NotCounted != "" {
+			fmt.Fprintf(b, "%s took every push but did not count them back (%s).\n\n", in.Target, in.NotCounted)
+		}
+	}
+}
+
+func countedCell(in Ingestion) string {
+	if in.CountedBack < 0 {
+		return "no answer"
+	}
+	return thousands(in.CountedBack)
 }
 
 // writeQueries lists each workload's query and its LogsQL twin.
