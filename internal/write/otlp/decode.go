@@ -6,11 +6,11 @@
 package otlp
 
 import (
-	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 	"go.opentelemetry.io/collector/pdata/plog"

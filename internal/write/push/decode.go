@@ -2,8 +2,6 @@ package push
 
 import (
 	"bytes"
-	"compress/flate"
-	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/golang/snappy"
 	lokipush "github.com/grafana/loki/pkg/push"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/vloki/vloki/internal/lokidata"
 )

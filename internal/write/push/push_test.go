@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"compress/gzip"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -226,4 +227,32 @@ func compressAs(encoding string, p []byte) []byte {
 		return p
 	}
 	return b.Bytes()
+}
+
+// TestCorruptBodiesKeepGoErrorTexts: the decompressors (klauspost's, for
+// speed) fail a corrupt gzip or deflate body with the texts Go's own
+// packages give, which are Loki's.
+func TestCorruptBodiesKeepGoErrorTexts(t *testing.T) {
+	good := compressAs("gzip", []byte(`{"streams":[]}`))
+	badSum := bytes.Clone(good)
+	badSum[len(badSum)-5] ^= 0xff
+	bodies := map[string][]byte{"header": []byte("\x1f\x8c nope"), "truncated": good[:len(good)-3], "checksum": badSum, "empty": nil}
+	for name, body := range bodies {
+		_, err := Decode(request(body, "application/json", "gzip"), 1<<16)
+		zr, want := gzip.NewReader(bytes.NewReader(body))
+		if want == nil {
+			_, want = io.ReadAll(zr)
+		}
+		if err == nil || want == nil || !strings.Contains(err.Error(), want.Error()) {
+			t.Errorf("gzip %s: got %v, want Go's %v", name, err, want)
+		}
+	}
+	deflated := compressAs("deflate", []byte(`{"streams":[]}`))
+	for name, body := range map[string][]byte{"garbage": []byte("\xff\xff\xff"), "truncated": deflated[:len(deflated)-2]} {
+		_, err := Decode(request(body, "application/json", "deflate"), 1<<16)
+		_, want := io.ReadAll(flate.NewReader(bytes.NewReader(body)))
+		if err == nil || want == nil || !strings.Contains(err.Error(), want.Error()) {
+			t.Errorf("deflate %s: got %v, want Go's %v", name, err, want)
+		}
+	}
 }
