@@ -14,16 +14,14 @@ import (
 // stream, each stream's entries in time order.
 type protoEncoder struct {
 	d      *scaledata.Dataset
-	gen    *scaledata.Gen
-	line   []byte
-	byID   map[int]int // stream index → place in req.Streams
+	b      *batch
 	req    push.PushRequest
 	raw    []byte
 	packed []byte
 }
 
 func newProtoEncoder(d *scaledata.Dataset) *protoEncoder {
-	return &protoEncoder{d: d, gen: d.Gen(), byID: map[int]int{}}
+	return &protoEncoder{d: d, b: newBatch(d)}
 }
 
 func (e *protoEncoder) path() string { return "/loki/api/v1/push" }
@@ -31,22 +29,15 @@ func (e *protoEncoder) path() string { return "/loki/api/v1/push" }
 func (e *protoEncoder) header(h http.Header) { h.Set("Content-Type", "application/x-protobuf") }
 
 func (e *protoEncoder) encode(lo, hi int) ([]byte, int64) {
-	clear(e.byID)
+	e.b.fill(lo, hi)
 	e.req.Streams = e.req.Streams[:0]
-	var n int64
-	for i := lo; i < hi; i++ {
-		var row scaledata.Row
-		row, e.line = e.gen.Row(i, e.line[:0])
-		n += int64(len(e.line))
-		k, ok := e.byID[row.Stream]
-		if !ok {
-			k = len(e.req.Streams)
-			e.byID[row.Stream] = k
-			e.req.Streams = append(e.req.Streams, push.Stream{Labels: e.d.Streams()[row.Stream].Key})
+	e.b.streams(func(s int, ents []batchEntry) {
+		st := push.Stream{Labels: e.d.Streams()[s].Key, Entries: make([]push.Entry, 0, len(ents))}
+		for _, en := range ents {
+			st.Entries = append(st.Entries, push.Entry{Timestamp: time.Unix(0, en.timeNs), Line: string(e.b.line(en))})
 		}
-		st := &e.req.Streams[k]
-		st.Entries = append(st.Entries, push.Entry{Timestamp: time.Unix(0, row.TimeNs), Line: string(e.line)})
-	}
+		e.req.Streams = append(e.req.Streams, st)
+	})
 	size := e.req.Size()
 	if cap(e.raw) < size {
 		e.raw = make([]byte, size)
@@ -56,5 +47,5 @@ func (e *protoEncoder) encode(lo, hi int) ([]byte, int64) {
 		panic(err) // a sized buffer always fits
 	}
 	e.packed = snappy.Encode(e.packed[:cap(e.packed)], e.raw)
-	return e.packed, n
+	return e.packed, e.b.bytes
 }
