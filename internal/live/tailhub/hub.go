@@ -47,6 +47,9 @@ type Hub struct {
 	now    func() time.Time
 	maxAge time.Duration
 	maxB   int
+	// sweeper empties the ring once its pushes have aged out, so the last
+	// burst of pushes is not held until the next push comes.
+	sweeper *time.Timer
 }
 
 // New returns an empty hub.
@@ -104,6 +107,9 @@ func (h *Hub) Publish(t tenant.ID, streams []lokidata.Stream) {
 	h.ring = append(h.ring, b)
 	h.bytes += b.bytes
 	h.expire()
+	if h.sweeper == nil {
+		h.sweeper = time.AfterFunc(h.maxAge, h.sweep)
+	}
 	for s := range h.subs {
 		if s.tenant != t {
 			continue
@@ -122,6 +128,19 @@ func (h *Hub) Subscribers() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return len(h.subs)
+}
+
+// sweep expires the ring, again when its oldest push ages out while any
+// is left.
+func (h *Hub) sweep() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expire()
+	if len(h.ring) == 0 {
+		h.sweeper = nil
+		return
+	}
+	h.sweeper.Reset(max(h.ring[0].at.Add(h.maxAge).Sub(h.now()), time.Millisecond))
 }
 
 // expire drops ring batches older than maxAge or beyond maxB bytes.

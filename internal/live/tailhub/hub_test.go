@@ -71,3 +71,34 @@ func TestSlowSubscriberIsDroppedNotBlocking(t *testing.T) {
 		t.Fatalf("%d subscribers", h.Subscribers())
 	}
 }
+
+// TestRingEmptiesWithoutFurtherPushes: the last pushes are let go once
+// they age out, not held until the next push.
+func TestRingEmptiesWithoutFurtherPushes(t *testing.T) {
+	h := New()
+	h.maxAge = 50 * time.Millisecond
+	a := tenant.ID{AccountID: 1}
+	h.Publish(a, batch("first"))
+	time.Sleep(30 * time.Millisecond)
+	h.Publish(a, batch("second"))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h.mu.Lock()
+		n, b := len(h.ring), h.bytes
+		h.mu.Unlock()
+		if n == 0 && b == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("ring still holds %d pushes (%d bytes)", n, b)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, replay := h.Subscribe(a); len(replay) != 0 {
+		t.Fatalf("replayed %d pushes", len(replay))
+	}
+	h.Publish(a, batch("third")) // the sweeper starts again
+	if _, replay := h.Subscribe(a); len(replay) != 1 {
+		t.Fatalf("replayed %d pushes, want the third", len(replay))
+	}
+}

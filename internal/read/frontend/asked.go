@@ -9,10 +9,11 @@ import (
 // set is emptied when full.
 const askedMax = 1 << 16
 
-// askedSet tells whether a key was asked before: an answer kept by its
-// steps is kept the second time they are asked, since windows that move
-// with every request (ms precision, not Grafana's alignment) never ask
-// the same steps twice and keeping each answer cost their throughput.
+// askedSet tells whether a key was asked before: an answer is cached (by
+// its request or by its steps) the second time it is asked, since windows
+// that move with every request (ms precision, not Grafana's alignment)
+// never ask the same twice, and keeping each answer cost their throughput
+// and filled the cache's bound with answers never read.
 // The zero value is ready.
 type askedSet struct {
 	mu   sync.Mutex

@@ -2,7 +2,9 @@ package frontend
 
 import (
 	"bytes"
+	"io"
 	"net/http"
+	"sync"
 
 	"github.com/klauspost/compress/gzhttp"
 	"github.com/klauspost/compress/gzip"
@@ -44,6 +46,13 @@ func acceptsGzip(w http.ResponseWriter) bool {
 	return false
 }
 
+// gzipWriters are reused: a writer holds about a megabyte of tables and
+// history, which each fill of the cache allocated anew.
+var gzipWriters = sync.Pool{New: func() any {
+	zw, _ := gzip.NewWriterLevel(io.Discard, gzipLevel) // a valid constant level
+	return zw
+}}
+
 // withGzip returns the answer with the gzipped body a hit sends to
 // clients accepting gzip, when it is large enough for Compressed to gzip
 // it (a copy: coalesced requests share the answer they got).
@@ -52,10 +61,39 @@ func (a *answer) withGzip() *answer {
 		return a
 	}
 	var b bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&b, gzipLevel)
+	zw := gzipWriters.Get().(*gzip.Writer)
+	zw.Reset(&b)
 	_, _ = zw.Write(a.body)
 	_ = zw.Close()
+	gzipWriters.Put(zw)
 	c := *a
 	c.gz = b.Bytes()
 	return &c
+}
+
+// kept is the answer as a cache holds it: the gzipped body alone when
+// there is one (clients that do not accept gzip get it decompressed), in
+// slices of exactly its length, so that the bytes a cache weighs are the
+// bytes it holds (a buffer's spare capacity is up to its length again).
+func (a *answer) kept() *answer {
+	c := *a
+	if a.gz != nil {
+		c.body, c.gz = nil, bytes.Clone(a.gz)
+	} else {
+		c.body = bytes.Clone(a.body)
+	}
+	return &c
+}
+
+// plainBody is the answer's body as it was written: a kept answer holding
+// only its gzipped body decompresses it.
+func (a *answer) plainBody() ([]byte, error) {
+	if len(a.body) > 0 || a.gz == nil {
+		return a.body, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(a.gz))
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
 }

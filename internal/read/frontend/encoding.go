@@ -8,12 +8,13 @@ import (
 )
 
 // answerMagic starts an encoded answer; a change of layout changes it.
-const answerMagic = "vla2"
+const answerMagic = "vla3"
 
 var errBadAnswer = errors.New("results cache: malformed answer")
 
 // marshal encodes an answer for a shared cache: magic, status, the
-// headers, the body, the gzipped body (empty when none).
+// headers, the body (empty when the gzipped body stands for it: kept), the
+// gzipped body (empty when none).
 func (a *answer) marshal() []byte {
 	b := make([]byte, 0, len(a.body)+128)
 	b = append(b, answerMagic...)

@@ -98,6 +98,13 @@ type Frontend struct {
 	stats  counters
 	// steps remembers answers kept by their steps (steps_memo.go).
 	steps stepsMemo
+	// asked admits an answer to the results cache the second time its key
+	// is asked: windows that move with every request never repeat, and
+	// storing each of their answers filled the cache's bound for nothing.
+	asked askedSet
+	// admitFirst stores answers the first time (unit tests of what may be
+	// cached under which key, apart from admission).
+	admitFirst bool
 
 	mu          sync.Mutex
 	generations map[tenant.ID]uint64
@@ -215,13 +222,13 @@ func (f *Frontend) Serve(w http.ResponseWriter, r *http.Request, req *Request, h
 		f.stats.uncacheable.Add(1)
 	}
 	a := f.execute(r.Context(), req, func(rec http.ResponseWriter, ctx context.Context) { h(rec, ctx, st) })
-	if (cacheable || bySteps && f.steps.again(stepsKey)) && a.status == http.StatusOK && a.complete {
+	if (cacheable && (f.admitFirst || f.asked.again(cacheKey)) || bySteps && f.steps.again(stepsKey)) && a.status == http.StatusOK && a.complete {
 		a = a.withGzip()
 		stored := false
 		if cacheable {
-			stored = f.cfg.Cache.Set(r.Context(), cacheKey, a)
+			stored = f.cfg.Cache.Set(r.Context(), cacheKey, a.kept())
 		} else {
-			stored = f.keepSteps(r.Context(), stepsKey, st.AckSeq, a)
+			stored = f.keepSteps(r.Context(), stepsKey, st.AckSeq, a.kept())
 		}
 		if stored {
 			f.stats.stored.Add(1)

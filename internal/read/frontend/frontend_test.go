@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -86,6 +87,7 @@ func ask(f *Frontend, h http.HandlerFunc, tn uint32, end time.Time, hdr ...strin
 func newTest(coalesce bool) *Frontend {
 	f := New(Config{MaxCacheFreshness: 10 * time.Minute, Cache: NewMemory(1 << 20), Coalesce: coalesce})
 	f.now = func() time.Time { return now }
+	f.admitFirst = true // admission: TestAnswersAreCachedTheSecondTimeAsked
 	return f
 }
 
@@ -288,5 +290,28 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 	ask("end=" + at(time.Hour))
 	if body := ask("end=" + at(time.Hour)); body != "tenant 1 run 5" {
 		t.Fatalf("a start that follows now came from the cache: %q", body)
+	}
+}
+
+// TestAnswersAreCachedTheSecondTimeAsked: a window asked once (as windows
+// that move with each refresh are) is not stored; asked again, it is, as
+// its gzipped bytes alone, weighed at what it holds.
+func TestAnswersAreCachedTheSecondTimeAsked(t *testing.T) {
+	mem := NewMemory(1 << 20)
+	f := New(Config{MaxCacheFreshness: 10 * time.Minute, Cache: mem})
+	f.now = func() time.Time { return now }
+	var runs atomic.Int32
+	long := strings.Repeat("a line of a long answer, ", 4000) // 100 kB, gzips well
+	h := func(w http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintf(w, "run %d %s", runs.Add(1), long)
+	}
+	old := now.Add(-time.Hour)
+	for i, want := range []string{"run 1", "run 2", "run 2", "run 2"} {
+		if _, body := ask(f, h, 1, old); !strings.HasPrefix(body, want+" ") || !strings.HasSuffix(body, long) {
+			t.Fatalf("ask %d: %.20q…, want %q", i+1, body, want)
+		}
+	}
+	if held, entries, _ := mem.Usage(); entries != 1 || held > uint64(len(long))/20 {
+		t.Fatalf("held %d bytes in %d entries for a %d-byte answer", held, entries, len(long))
 	}
 }

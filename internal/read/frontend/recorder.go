@@ -44,14 +44,22 @@ func (a *answer) writeTo(w http.ResponseWriter, r *http.Request) {
 	if n, ok := w.(ErrorNoter); ok && a.err != nil {
 		n.NoteError(a.err)
 	}
+	gzipped := a.gz != nil && acceptsGzip(w)
+	body := a.gz
+	if !gzipped {
+		b, err := a.plainBody()
+		if err != nil { // only a cache's corrupted bytes get here
+			http.Error(w, "results cache: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		body = b
+	}
 	h := w.Header()
 	for k, vs := range a.header {
 		h[k] = vs
 	}
-	body := a.body
-	if a.gz != nil && acceptsGzip(w) {
+	if gzipped {
 		// Compressed passes an encoded body through as it is.
-		body = a.gz
 		h["Content-Encoding"] = gzipEncoding
 		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}

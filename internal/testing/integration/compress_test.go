@@ -32,6 +32,9 @@ func TestCompressResponsesAsLoki(t *testing.T) {
 				p := url.Values{"query": {`{app="gz"}`}, "start": {ns(h)}, "end": {ns(h.Add(time.Minute))}, "limit": {"100"}}
 				gz := map[string]string{"Accept-Encoding": "gzip"}
 
+				// Asked twice, the answer is cached (the second time: frontend.askedSet),
+				// as its gzipped bytes alone; a plain hit is those decompressed.
+				tg.get(t, "/loki/api/v1/query_range", tenant, p, nil)
 				plain := tg.get(t, "/loki/api/v1/query_range", tenant, p, nil)
 				if plain.status != 200 || len(plain.body) < 1400 || plain.header.Get("Content-Encoding") != "" {
 					t.Fatalf("plain: %d, %d bytes, encoding %q", plain.status, len(plain.body), plain.header.Get("Content-Encoding"))
@@ -42,6 +45,10 @@ func TestCompressResponsesAsLoki(t *testing.T) {
 					if got := decoded(t, r); !bytes.Equal(got, plain.body) {
 						t.Errorf("%s: decoded answer differs from the plain one", hit)
 					}
+				}
+				if r := tg.get(t, "/loki/api/v1/query_range", tenant, p, nil); r.header.Get("Content-Encoding") != "" || !bytes.Equal(r.body, plain.body) ||
+					r.header.Get("Content-Length") != plain.header.Get("Content-Length") {
+					t.Errorf("plain hit: encoding %q, length %q, body equal %v", r.header.Get("Content-Encoding"), r.header.Get("Content-Length"), bytes.Equal(r.body, plain.body))
 				}
 				cold := tg.get(t, "/loki/api/v1/query_range", tenant, p, map[string]string{"Accept-Encoding": "gzip", "Cache-Control": "no-cache"})
 				checkEncoding(t, "no-cache", cold, compress, compress)
