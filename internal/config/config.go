@@ -494,7 +494,7 @@ func Default() Config {
 			RemoteWrite: RulerRemoteWrite{AddOrgIDHeader: true},
 			Backfill:    RulerBackfill{MaxSlots: 7 * 24 * 60}, Lease: RulerLease{Duration: 15 * time.Second, RenewPeriod: 5 * time.Second}},
 		Frontend: Frontend{
-			CacheResults: true, ResultsCacheMaxBytes: 256 << 20, ExtentsMaxBytes: 64 << 20, SamplesCacheSize: 64 << 20, RecentLogsCacheSize: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
+			CacheResults: true, ResultsCacheMaxBytes: 64 << 20, ExtentsMaxBytes: 64 << 20, SamplesCacheSize: 64 << 20, RecentLogsCacheSize: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
 			StreamIndexMaxStreams: 100_000, StreamIndexMaxLines: 4_000_000,
 		},

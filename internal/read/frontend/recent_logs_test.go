@@ -2,6 +2,10 @@ package frontend
 
 import (
 	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/vloki/vloki/internal/lokidata"
@@ -48,4 +52,49 @@ func TestSpanCutKeepsItsInterval(t *testing.T) {
 	if s.cut(100, 200) != nil {
 		t.Fatal("a cut outside the span is not empty")
 	}
+}
+
+// TestSpanWeighsTheHeapItHolds: a kept span's size is the heap its entries
+// hold, within 10% under and 2× over, both for an answer whose parsed
+// labels make each entry a stream (a `| json` select) and for streams of
+// many entries.
+func TestSpanWeighsTheHeapItHolds(t *testing.T) {
+	for _, perStream := range []int{1, 500} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		streams := parsedStreams(20000, perStream)
+		span := newSpan(0, 1<<62, flatten(streams))
+		streams = nil
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+		if est := span.size(); est < held*9/10 || est > 2*held {
+			t.Errorf("%d entries a stream: weighed %d bytes, the heap holds %d", perStream, est, held)
+		}
+		runtime.KeepAlive(span)
+	}
+}
+
+// parsedStreams is n entries, perStream a stream, each with its own
+// strings as a storage read and a parser make them.
+func parsedStreams(n, perStream int) []lokidata.Stream {
+	var out []lokidata.Stream
+	for i := range n {
+		if i%perStream == 0 {
+			ls := lokidata.Labels{{Name: "app", Value: "checkout"}, {Name: "env", Value: "prod"},
+				{Name: "namespace", Value: "shop"}, {Name: "status", Value: strconv.Itoa(200 + i%300)},
+				{Name: "trace", Value: strconv.Itoa(i * 7919)}}
+			out = append(out, lokidata.Stream{Labels: ls})
+		}
+		s := &out[len(out)-1]
+		line := fmt.Sprintf(`{"level":"info","status":%d,"latency_ms":%d,"path":"/api/v1/items/%d","msg":"served"}`, 200+i%300, i%997, i)
+		parsed := lokidata.Labels{{Name: strings.Clone("level"), Value: strings.Clone("info")},
+			{Name: strings.Clone("status"), Value: strconv.Itoa(200 + i%300)},
+			{Name: strings.Clone("latency_ms"), Value: strconv.Itoa(i % 997)},
+			{Name: strings.Clone("path"), Value: "/api/v1/items/" + strconv.Itoa(i)}}
+		s.Entries = append(s.Entries, lokidata.Entry{TimestampNs: int64(n - i), Line: line,
+			StructuredMetadata: lokidata.Labels{{Name: "detected_level", Value: strings.Clone("info")}}, Parsed: parsed})
+	}
+	return out
 }

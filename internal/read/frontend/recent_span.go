@@ -1,6 +1,11 @@
 package frontend
 
-import "sort"
+import (
+	"sort"
+	"unsafe"
+
+	"github.com/vloki/vloki/internal/lokidata"
+)
 
 // recentSpan is a query's entries with timestamps in [lo, hi), newest
 // first: every entry of the query in that interval. The entries are held
@@ -34,18 +39,41 @@ func newSpan(lo, hi int64, entries []recentEntry) *recentSpan {
 
 func newChunk(entries []recentEntry) recentChunk {
 	n := int64(0)
+	streams := map[*byte]struct{}{}
 	for _, r := range entries {
-		// The stream's key and labels are shared by its entries.
-		n += 96 + int64(len(r.e.Line))
-		for _, l := range r.e.StructuredMetadata {
-			n += 32 + int64(len(l.Name)+len(l.Value))
-		}
-		for _, l := range r.e.Parsed {
-			n += 32 + int64(len(l.Name)+len(l.Value))
+		n += entryBytes(r.e)
+		// A stream's key and labels are shared by its entries; with
+		// parsed labels most entries are a stream of their own.
+		if _, ok := streams[unsafe.StringData(r.key)]; !ok {
+			streams[unsafe.StringData(r.key)] = struct{}{}
+			n += stringBytes(r.key) + labelsBytes(r.labels)
 		}
 	}
 	return recentChunk{entries: entries, bytes: n}
 }
+
+// recentEntrySize is a recentEntry's own bytes: key and labels headers,
+// and an Entry.
+const recentEntrySize = int64(unsafe.Sizeof(recentEntry{}))
+
+// entryBytes is what a kept entry holds, its line and labels included.
+func entryBytes(e lokidata.Entry) int64 {
+	return recentEntrySize + stringBytes(e.Line) + labelsBytes(e.StructuredMetadata) + labelsBytes(e.Parsed)
+}
+
+// labelsBytes counts each label's header and strings (names too: parsers
+// allocate them per entry).
+func labelsBytes(ls lokidata.Labels) int64 {
+	n := int64(len(ls)) * int64(unsafe.Sizeof(lokidata.Label{}))
+	for _, l := range ls {
+		n += stringBytes(l.Name) + stringBytes(l.Value)
+	}
+	return n
+}
+
+// stringBytes is a string's bytes as the allocator rounds them (to 8;
+// larger size classes round more, which the other terms' slack covers).
+func stringBytes(s string) int64 { return int64(len(s)+7) &^ 7 }
 
 func (s *recentSpan) size() int64 {
 	n := int64(64)
