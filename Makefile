@@ -2,7 +2,7 @@
 export CGO_ENABLED ?= 0
 GO ?= go
 
-.PHONY: run test build vet fmt bench bench-compare bench-load bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record legacy-record malformed-record kinds-record
+.PHONY: run test build vet fmt bench bench-compare bench-load bench-memory bench-scale soak parity parity-record parity-diff parity-settle canary canary-check canary-record otlp-record patterns-record ruler-api-record docs bench-capacity dedup-record collide-record burst-record ruler-record legacy-record malformed-record kinds-record
 
 ## run: start vloki on :3100 with the embedded VictoriaLogs and demo data
 run:
@@ -39,6 +39,10 @@ bench-compare:
 ## bench-load: the workloads against vloki (cold, warm, external), VictoriaLogs and Loki (when built) side by side; report in bench-results/ (BENCH_DURATION, BENCH_CLIENTS, BENCH_WORKLOADS, BENCH_RATE, BENCH_WINDOW=fixed|now|shifted|grafana, BENCH_AGENT_RATE)
 bench-load:
 	scripts/bench-load.sh
+
+## bench-memory: peak RSS of vloki in its default configuration (embedded, external) at 50 clients beside VictoriaLogs alone, with heap profiles; report in bench-results/memory (BENCH_CLIENTS, BENCH_WINDOW, BENCH_DURATION, BENCH_WORKLOADS, BENCH_VLOKI_FLAGS)
+bench-memory:
+	scripts/bench-memory.sh
 
 ## bench-scale: the Quickwit-vs-Loki benchmark's data (BENCH_SCALE_LINES, default 30 M) and queries through vloki (embedded, external VictoriaLogs) beside VictoriaLogs' LogsQL twins; report in bench-results/scale; BENCH_SCALE_PHASES=loki adds Loki v3.7.8 on a subset, =ingest times ingestion beside Loki (BENCH_SCALE_VIA=proto|json|otlp)
 bench-scale:

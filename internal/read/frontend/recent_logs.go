@@ -52,8 +52,8 @@ type recentItem struct {
 }
 
 // NewRecentLogs returns a store of at most maxBytes (one query's spans
-// at most a quarter of it: a Drilldown service page's 3 hours of parsed
-// entries, ~1 KiB each, fit in 16 MiB).
+// at most a quarter of it). Entries weigh 0.4–3 KiB each with their
+// labels (a `| json` select's entry is a stream of its own).
 func NewRecentLogs(maxBytes int64) *RecentLogs {
 	return &RecentLogs{max: maxBytes, lru: list.New(), at: map[string]*list.Element{}}
 }
@@ -232,7 +232,11 @@ func entryCount(streams []lokidata.Stream) int {
 // flatten lists an answer's entries newest first (streams in label order
 // for equal timestamps: different streams, any order is the same answer).
 func flatten(streams []lokidata.Stream) []recentEntry {
-	var out []recentEntry
+	n := 0
+	for _, s := range streams {
+		n += len(s.Entries)
+	}
+	out := make([]recentEntry, 0, n) // kept as is: no spare capacity
 	for _, s := range streams {
 		key := s.Labels.String()
 		for _, e := range s.Entries {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/logrow"
 	"github.com/vloki/vloki/internal/read/logs"
 )
 
@@ -76,25 +78,30 @@ func TestSpanWeighsTheHeapItHolds(t *testing.T) {
 	}
 }
 
-// parsedStreams is n entries, perStream a stream, each with its own
-// strings as a storage read and a parser make them.
+// parsedStreams is n entries as a storage read and a parser make them,
+// each with its own strings: with perStream 1, a `| json` select's (each
+// entry a stream of its labels merged with its metadata and parsed
+// labels), else a plain select's (perStream entries a stream, metadata
+// merged from its first).
 func parsedStreams(n, perStream int) []lokidata.Stream {
 	var out []lokidata.Stream
 	for i := range n {
+		line := fmt.Sprintf(`{"level":"info","status":%d,"latency_ms":%d,"path":"/api/v1/items/%d","msg":"served"}`, 200+i%300, i%997, i)
+		e := lokidata.Entry{TimestampNs: int64(n - i), Line: line,
+			StructuredMetadata: lokidata.Labels{{Name: "detected_level", Value: strings.Clone("info")}}}
+		if perStream == 1 { // appended one by one, as a parser does
+			for _, l := range [][2]string{{"level", "info"}, {"status", strconv.Itoa(200 + i%300)},
+				{"latency_ms", strconv.Itoa(i % 997)}, {"path", "/api/v1/items/" + strconv.Itoa(i)}, {"msg", "served"}} {
+				e.Parsed = append(e.Parsed, lokidata.Label{Name: strings.Clone(l[0]), Value: strings.Clone(l[1])})
+			}
+		}
 		if i%perStream == 0 {
-			ls := lokidata.Labels{{Name: "app", Value: "checkout"}, {Name: "env", Value: "prod"},
-				{Name: "namespace", Value: "shop"}, {Name: "status", Value: strconv.Itoa(200 + i%300)},
-				{Name: "trace", Value: strconv.Itoa(i * 7919)}}
-			out = append(out, lokidata.Stream{Labels: ls})
+			base := lokidata.Labels{{Name: "app", Value: strings.Clone("checkout")}, {Name: "env", Value: strings.Clone("prod")},
+				{Name: "namespace", Value: strings.Clone("shop")}, {Name: "pod", Value: "checkout-" + strconv.Itoa(i)}}
+			out = append(out, lokidata.Stream{Labels: logrow.MergeLabels(base, append(slices.Clone(e.StructuredMetadata), e.Parsed...))})
 		}
 		s := &out[len(out)-1]
-		line := fmt.Sprintf(`{"level":"info","status":%d,"latency_ms":%d,"path":"/api/v1/items/%d","msg":"served"}`, 200+i%300, i%997, i)
-		parsed := lokidata.Labels{{Name: strings.Clone("level"), Value: strings.Clone("info")},
-			{Name: strings.Clone("status"), Value: strconv.Itoa(200 + i%300)},
-			{Name: strings.Clone("latency_ms"), Value: strconv.Itoa(i % 997)},
-			{Name: strings.Clone("path"), Value: "/api/v1/items/" + strconv.Itoa(i)}}
-		s.Entries = append(s.Entries, lokidata.Entry{TimestampNs: int64(n - i), Line: line,
-			StructuredMetadata: lokidata.Labels{{Name: "detected_level", Value: strings.Clone("info")}}, Parsed: parsed})
+		s.Entries = append(s.Entries, e)
 	}
 	return out
 }

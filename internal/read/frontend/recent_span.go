@@ -1,6 +1,7 @@
 package frontend
 
 import (
+	"math/bits"
 	"sort"
 	"unsafe"
 
@@ -46,7 +47,7 @@ func newChunk(entries []recentEntry) recentChunk {
 		// parsed labels most entries are a stream of their own.
 		if _, ok := streams[unsafe.StringData(r.key)]; !ok {
 			streams[unsafe.StringData(r.key)] = struct{}{}
-			n += stringBytes(r.key) + labelsBytes(r.labels)
+			n += stringBytes(r.key) + streamLabelsBytes(r.labels, r.e)
 		}
 	}
 	return recentChunk{entries: entries, bytes: n}
@@ -61,19 +62,50 @@ func entryBytes(e lokidata.Entry) int64 {
 	return recentEntrySize + stringBytes(e.Line) + labelsBytes(e.StructuredMetadata) + labelsBytes(e.Parsed)
 }
 
-// labelsBytes counts each label's header and strings (names too: parsers
-// allocate them per entry).
+// streamLabelsBytes counts a stream's labels; the strings of those merged
+// in from its first entry's metadata and parsed labels are that entry's
+// (logrow.MergeLabels copies the headers).
+func streamLabelsBytes(ls lokidata.Labels, first lokidata.Entry) int64 {
+	n := allocBytes(cap(ls) * labelSize)
+	for _, l := range ls {
+		if v, ok := first.Parsed.Get(l.Name); ok && v == l.Value {
+			continue
+		}
+		if v, ok := first.StructuredMetadata.Get(l.Name); ok && v == l.Value {
+			continue
+		}
+		n += stringBytes(l.Name) + stringBytes(l.Value)
+	}
+	return n
+}
+
+const labelSize = int(unsafe.Sizeof(lokidata.Label{}))
+
+// labelsBytes counts a label slice's array (its capacity: parsers append)
+// and each label's strings (names too: parsers allocate them per entry).
 func labelsBytes(ls lokidata.Labels) int64 {
-	n := int64(len(ls)) * int64(unsafe.Sizeof(lokidata.Label{}))
+	n := allocBytes(cap(ls) * labelSize)
 	for _, l := range ls {
 		n += stringBytes(l.Name) + stringBytes(l.Value)
 	}
 	return n
 }
 
-// stringBytes is a string's bytes as the allocator rounds them (to 8;
-// larger size classes round more, which the other terms' slack covers).
-func stringBytes(s string) int64 { return int64(len(s)+7) &^ 7 }
+func stringBytes(s string) int64 { return allocBytes(len(s)) }
+
+// allocBytes is n bytes as the allocator rounds them: to its size
+// classes, which are spaced an eighth of their power of two apart (8 and
+// 16 bytes below 128).
+func allocBytes(n int) int64 {
+	switch {
+	case n == 0:
+		return 0
+	case n <= 128:
+		return int64(n+15) &^ 15
+	}
+	step := 1 << (bits.Len(uint(n-1)) - 3)
+	return int64((n + step - 1) &^ (step - 1))
+}
 
 func (s *recentSpan) size() int64 {
 	n := int64(64)
