@@ -51,9 +51,11 @@ type recentItem struct {
 	bytes int64
 }
 
-// NewRecentLogs returns a store of at most maxBytes (one query's spans
-// at most a quarter of it). Entries weigh 0.4–3 KiB each with their
-// labels (a `| json` select's entry is a stream of its own).
+// NewRecentLogs returns a store of at most maxBytes. One query's spans
+// may take all of it: entries weigh 0.4–3 KiB each with their labels (a
+// `| json` select's entry is a stream of its own), and a select of 5,000
+// over windows moved back by up to 2 hours needs ~50 MB; held to a
+// quarter of 64 MiB it missed two times in three.
 func NewRecentLogs(maxBytes int64) *RecentLogs {
 	return &RecentLogs{max: maxBytes, lru: list.New(), at: map[string]*list.Element{}}
 }
@@ -81,7 +83,7 @@ func (r *RecentLogs) get(key string) recentSet {
 }
 
 // add merges span s into key's set, dropping the set's oldest spans past
-// a quarter of the bound.
+// the bound, then the least recently used queries' sets.
 func (r *RecentLogs) add(key string, s *recentSpan, frozen *metric.Frozen) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -95,7 +97,7 @@ func (r *RecentLogs) add(key string, s *recentSpan, frozen *metric.Frozen) {
 	}
 	set = set.valid(frozen).with(s)
 	n := set.size()
-	for n > r.max/4 && len(set) > 0 {
+	for n > r.max && len(set) > 0 {
 		n -= set[0].size()
 		set = set[1:]
 	}

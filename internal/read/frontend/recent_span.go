@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 	"unsafe"
 
@@ -116,7 +117,7 @@ func (s *recentSpan) size() int64 {
 }
 
 // cut returns the entries with timestamps in [lo, hi) as a new span
-// sharing s's entries (chunks cut through are counted anew).
+// sharing s's whole chunks (chunks cut through are copied).
 func (s *recentSpan) cut(lo, hi int64) *recentSpan {
 	lo, hi = max(lo, s.lo), min(hi, s.hi)
 	if hi <= lo {
@@ -130,7 +131,8 @@ func (s *recentSpan) cut(lo, hi int64) *recentSpan {
 		case a == 0 && b == len(c.entries):
 			out.chunks = append(out.chunks, c)
 		default:
-			out.chunks = append(out.chunks, newChunk(c.entries[a:b:b]))
+			// A copy: the chunk's array would hold the entries cut off.
+			out.chunks = append(out.chunks, newChunk(slices.Clone(c.entries[a:b])))
 		}
 	}
 	return out
@@ -156,7 +158,11 @@ func (s *recentSpan) count(lo, hi int64) int {
 
 // first is the span's newest n entries (fewer when it holds fewer).
 func (s *recentSpan) first(n int) []recentEntry {
-	var out []recentEntry
+	total := 0
+	for _, c := range s.chunks {
+		total += len(c.entries)
+	}
+	out := make([]recentEntry, 0, min(n, total)) // compact keeps it: no spare capacity
 	for _, c := range s.chunks {
 		if len(out) >= n {
 			break
