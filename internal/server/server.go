@@ -525,7 +525,7 @@ func newRecentLogs(c config.Frontend, m *metrics.Metrics) *frontend.RecentLogs {
 // newFrontend builds the query frontend and exposes its figures.
 func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVisible func(context.Context, tenant.ID) error,
 	ledger, history *acks.Ledger, retention time.Duration) *frontend.Frontend {
-	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, WaitVisible: waitVisible,
+	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, Gzip: c.CompressResponses, WaitVisible: waitVisible,
 		LastAck: ledger.LastAck, Retention: retention}
 	if history != nil {
 		fc.AckSeq = history.Seq

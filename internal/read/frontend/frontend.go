@@ -44,6 +44,10 @@ type Config struct {
 	Cache Cache
 	// Coalesce makes identical in-flight requests share one execution.
 	Coalesce bool
+	// Gzip: answers are sent gzipped to clients that accept it (Loki's
+	// compress_responses), so the cache keeps them gzipped; otherwise it
+	// keeps them as written, and a hit sends them without work.
+	Gzip bool
 	// WaitVisible, when set, returns once the tenant's acknowledged pushes
 	// are searchable. The frontend calls it after reading the tenant's
 	// cache generation: a generation bumped by a late push is only seen
@@ -223,7 +227,9 @@ func (f *Frontend) Serve(w http.ResponseWriter, r *http.Request, req *Request, h
 	}
 	a := f.execute(r.Context(), req, func(rec http.ResponseWriter, ctx context.Context) { h(rec, ctx, st) })
 	if (cacheable && (f.admitFirst || f.asked.again(cacheKey)) || bySteps && f.steps.again(stepsKey)) && a.status == http.StatusOK && a.complete {
-		a = a.withGzip()
+		if f.cfg.Gzip {
+			a = a.withGzip()
+		}
 		stored := false
 		if cacheable {
 			stored = f.cfg.Cache.Set(r.Context(), cacheKey, a.kept())

@@ -294,24 +294,29 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 }
 
 // TestAnswersAreCachedTheSecondTimeAsked: a window asked once (as windows
-// that move with each refresh are) is not stored; asked again, it is, as
-// its gzipped bytes alone, weighed at what it holds.
+// that move with each refresh are) is not stored; asked again, it is:
+// with answers gzipped for clients (Loki's compress_responses) as its
+// gzipped bytes alone, else as written; weighed at what it holds.
 func TestAnswersAreCachedTheSecondTimeAsked(t *testing.T) {
-	mem := NewMemory(1 << 20)
-	f := New(Config{MaxCacheFreshness: 10 * time.Minute, Cache: mem})
-	f.now = func() time.Time { return now }
-	var runs atomic.Int32
 	long := strings.Repeat("a line of a long answer, ", 4000) // 100 kB, gzips well
-	h := func(w http.ResponseWriter, _ *http.Request) {
-		fmt.Fprintf(w, "run %d %s", runs.Add(1), long)
-	}
-	old := now.Add(-time.Hour)
-	for i, want := range []string{"run 1", "run 2", "run 2", "run 2"} {
-		if _, body := ask(f, h, 1, old); !strings.HasPrefix(body, want+" ") || !strings.HasSuffix(body, long) {
-			t.Fatalf("ask %d: %.20q…, want %q", i+1, body, want)
+	for _, gzip := range []bool{true, false} {
+		mem := NewMemory(1 << 20)
+		f := New(Config{MaxCacheFreshness: 10 * time.Minute, Cache: mem, Gzip: gzip})
+		f.now = func() time.Time { return now }
+		var runs atomic.Int32
+		h := func(w http.ResponseWriter, _ *http.Request) {
+			fmt.Fprintf(w, "run %d %s", runs.Add(1), long)
 		}
-	}
-	if held, entries, _ := mem.Usage(); entries != 1 || held > uint64(len(long))/20 {
-		t.Fatalf("held %d bytes in %d entries for a %d-byte answer", held, entries, len(long))
+		old := now.Add(-time.Hour)
+		for i, want := range []string{"run 1", "run 2", "run 2", "run 2"} {
+			if _, body := ask(f, h, 1, old); !strings.HasPrefix(body, want+" ") || !strings.HasSuffix(body, long) {
+				t.Fatalf("gzip %v, ask %d: %.20q…, want %q", gzip, i+1, body, want)
+			}
+		}
+		mem.c.CleanUp() // the weights are applied in the cache's maintenance
+		held, entries, _ := mem.Usage()
+		if gzip && (held == 0 || held > uint64(len(long))/20) || !gzip && (held < uint64(len(long)) || held > uint64(len(long))+1024) || entries != 1 {
+			t.Fatalf("gzip %v: held %d bytes in %d entries for a %d-byte answer", gzip, held, entries, len(long))
+		}
 	}
 }
