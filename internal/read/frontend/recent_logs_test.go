@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
