@@ -14,8 +14,8 @@ import (
 // answers holding whole UTC days (-ingester.chunk-idle-period 0), label
 // names and values over today are served from the results cache between pushes,
 // and every acknowledged push is in the next answer: each equals, byte
-// for byte, the answer of a vloki without a results cache. Two ranges over
-// today share an answer (their days are its key).
+// for byte, the answer of a vloki without a results cache. Three ranges over
+// today share an answer (their days are its key): the third is a hit.
 func TestRecentLabelsSeeEveryPush(t *testing.T) {
 	for _, b := range vltest.Both(t) {
 		t.Run(b.Name, func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestRecentLabelsSeeEveryPush(t *testing.T) {
 				labels := map[string]string{"app": fmt.Sprintf("a%d", i), fmt.Sprintf("l%d", i): "v"}
 				cached.pushJSON(t, "recent", jsonPush(labels, entry{ns(now.Add(time.Duration(i) * time.Second)), "line"}))
 				for _, path := range []string{"/loki/api/v1/labels", "/loki/api/v1/label/app/values"} {
-					for j := range 2 { // two ranges over today: one answer
+					for j := range 3 { // three ranges over today: one answer, stored the second time asked
 						params := url.Values{"start": {ns(today.Add(time.Duration(j) * time.Second))}, "end": {ns(now.Add(time.Duration(j) * time.Millisecond))}}
 						want := uncached.get(t, path, "recent", params, nil)
 						got := cached.get(t, path, "recent", params, nil)
