@@ -21,17 +21,15 @@ import (
 // the lines.
 func (ev *evaluator) timeStats(by []string, labelsOf func(*backend.Row) (lokidata.Labels, error)) seriesFetch {
 	return func(ctx context.Context, m *plan.RangeAgg, times []logsql.Filter) ([]*rangeSeries, error) {
-		pipes := []logsql.Pipe{logsql.BucketStats{ExactTime: true, By: by, Lines: schema.LineBytesPipe, NoBytes: !m.Op.LineBytes()}}
+		// The limit goes before the stats: VictoriaLogs builds every group
+		// before it answers one, so a limit on the answer would still hold
+		// a group per line of the span (GBs on millions of lines).
+		pipes := []logsql.Pipe{logsql.Limit(maxTimeStatsSamples + 1),
+			logsql.BucketStats{ExactTime: true, By: by, Lines: schema.LineBytesPipe, NoBytes: !m.Op.LineBytes()}}
 		index := map[string]*rangeSeries{}
-		read := int64(0)
-		row := ev.timeStatsRow(m, labelsOf, index)
-		err := ev.queryTimes(ctx, m.Log, times, pipes, func(r *backend.Row) error {
-			if read++; read > maxTimeStatsSamples {
-				return errTooManySamples
-			}
-			return row(r)
-		})
-		if err != nil {
+		lines := int64(0)
+		row := ev.timeStatsRow(m, labelsOf, index, &lines)
+		if err := ev.queryTimes(ctx, m.Log, times, pipes, row); err != nil {
 			return nil, err
 		}
 		return sortedSeries(index, sortByTime), nil
@@ -39,7 +37,8 @@ func (ev *evaluator) timeStats(by []string, labelsOf func(*backend.Row) (lokidat
 }
 
 // timeStatsRow adds one stats row's samples to its series.
-func (ev *evaluator) timeStatsRow(m *plan.RangeAgg, labelsOf func(*backend.Row) (lokidata.Labels, error), index map[string]*rangeSeries) func(*backend.Row) error {
+// lines counts the entries read; past maxTimeStatsSamples the fetch stops.
+func (ev *evaluator) timeStatsRow(m *plan.RangeAgg, labelsOf func(*backend.Row) (lokidata.Labels, error), index map[string]*rangeSeries, lines *int64) func(*backend.Row) error {
 	return func(row *backend.Row) error {
 		ts, err := logrow.ParseTime(row.Get("_time"))
 		if err != nil {
@@ -48,6 +47,9 @@ func (ev *evaluator) timeStatsRow(m *plan.RangeAgg, labelsOf func(*backend.Row) 
 		count, err := logrow.ParseCount(row.Get("c"))
 		if err != nil {
 			return err
+		}
+		if *lines += count; *lines > maxTimeStatsSamples {
+			return errTooManySamples
 		}
 		var bytes int64
 		if m.Op.LineBytes() {
