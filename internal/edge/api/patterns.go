@@ -11,8 +11,8 @@ import (
 
 // patterns serves /loki/api/v1/patterns (querier.Patterns). Off, a valid
 // request gets no patterns, as with Loki's default.
-func (s *Server) patterns(w http.ResponseWriter, ctx context.Context, t tenant.ID, q patternsRequest, _ frontend.ReadState) {
-	series, err := s.d.Querier.Patterns(ctx, t, q.RangeQuery, q.Selector, q.Now)
+func (s *Server) patterns(w http.ResponseWriter, ctx context.Context, t tenant.ID, q patternsRequest, st frontend.ReadState) {
+	series, err := s.d.Querier.Patterns(ctx, t, q.RangeQuery, q.Selector, q.Now, st)
 	if err != nil {
 		writeError(w, err)
 		return

@@ -274,7 +274,7 @@ func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, Re
 // frontend (Range), which keeps their frozen parts under the read state
 // even when the answer itself is not cached.
 func readsLogAnswers(route string) bool {
-	return route == "query_range" || route == "detected_fields" || route == "detected_field_values"
+	return route == "query_range" || route == "detected_fields" || route == "detected_field_values" || route == "patterns"
 }
 
 func (f *Frontend) waitVisible(ctx context.Context, t tenant.ID) {

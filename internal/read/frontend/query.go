@@ -85,7 +85,7 @@ func (f *Frontend) rangeLogs(ctx context.Context, t tenant.ID, sel logql.LogSele
 	if err != nil {
 		return nil, err
 	}
-	res, err := f.recentLogs(ctx, run, req.Text, f.cfg.Samples.For(t, req.State))
+	res, err := f.recentLogs(ctx, run, spanName(req.Text, req.ShowDeleted, run.Request()), f.cfg.Samples.For(t, req.State))
 	if err != nil {
 		return nil, err
 	}

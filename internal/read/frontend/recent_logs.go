@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -123,15 +124,16 @@ func (r *RecentLogs) hit() {
 
 // recentLogs answers a backward log query from its kept spans (and a read
 // of what is newer than them), or from storage as before, keeping the
-// answer's frozen span; frozen says what may be kept (nil: nothing).
-func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text string, frozen *metric.Frozen) (*logs.Result, error) {
+// answer's frozen span; frozen says what may be kept (nil: nothing), name
+// names the query's spans (spanName; empty: none kept).
+func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, name string, frozen *metric.Frozen) (*logs.Result, error) {
 	req := run.Request()
 	store := f.cfg.RecentLogs
-	if store == nil || frozen == nil || text == "" || req.Direction != logs.Backward || req.IntervalNs != 0 ||
+	if store == nil || frozen == nil || name == "" || req.Direction != logs.Backward || req.IntervalNs != 0 ||
 		req.Query.Foreign != nil || req.Limit <= 0 || req.End-req.Start <= 1 || f.nearRetention(req.Start) {
 		return answerLogs(ctx, run)
 	}
-	key := frozen.Prefix + "\x00" + text + "\x00" + boolKey(req.Categorize, req.KeepParsed)
+	key := frozen.Prefix + "\x00" + name
 	if kept := store.get(key).valid(frozen).completing(req); kept != nil {
 		res, span, ok, err := answerFromSpan(ctx, run, kept, func(lo, hi int64) bool { return f.noRowsIn(ctx, run, lo, hi) })
 		if err != nil {
@@ -160,6 +162,17 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, text stri
 func (f *Frontend) nearRetention(start int64) bool {
 	r := f.cfg.Retention
 	return r > 0 && start < f.now().Add(-r+24*time.Hour).UnixNano()
+}
+
+// spanName names a log query's kept spans: its text and every option
+// that changes the lines read (patterns read deleted lines and one
+// metadata field of the same selector). Empty when the query has no text.
+func spanName(text string, showDeleted bool, req logs.Request) string {
+	if text == "" {
+		return ""
+	}
+	return text + "\x00" + boolKey(req.Categorize, req.KeepParsed) + boolKey(showDeleted, req.Metadata != nil) +
+		"\x00" + strings.Join(req.Metadata, "\x00")
 }
 
 func boolKey(a, b bool) string {

@@ -23,16 +23,18 @@ func (q *Querier) PatternsEnabled() bool { return q.patterns.Enabled }
 // selector's lines of the retained window clustered per stream and level,
 // counts in [start, end) at the step, rare patterns pruned. Off, it finds
 // no patterns, as Loki's default.
-func (q *Querier) Patterns(ctx context.Context, t tenant.ID, req *loghttp.RangeQuery, sel logql.LogSelectorExpr, now time.Time) ([]patterns.Series, error) {
+// st is what the frontend read for the request: the lines' frozen spans
+// are kept under it, so a later request reads only what is newer.
+func (q *Querier) Patterns(ctx context.Context, t tenant.ID, req *loghttp.RangeQuery, sel logql.LogSelectorExpr, now time.Time, st frontend.ReadState) ([]patterns.Series, error) {
 	if !q.patterns.Enabled {
 		return nil, nil
 	}
-	return q.minePatterns(ctx, t, req, sel, now)
+	return q.minePatterns(ctx, t, req, sel, now, st)
 }
 
 // minePatterns clusters the retained window's lines: those mined as
 // pushes came when they cover it, else the newest MaxLines stored ones.
-func (q *Querier) minePatterns(ctx context.Context, t tenant.ID, req *loghttp.RangeQuery, sel logql.LogSelectorExpr, now time.Time) ([]patterns.Series, error) {
+func (q *Querier) minePatterns(ctx context.Context, t tenant.ID, req *loghttp.RangeQuery, sel logql.LogSelectorExpr, now time.Time, st frontend.ReadState) ([]patterns.Series, error) {
 	oldest := now.Add(-patterns.Retain)
 	if !req.End.After(oldest) {
 		return nil, nil
@@ -46,7 +48,7 @@ func (q *Querier) minePatterns(ctx context.Context, t tenant.ID, req *loghttp.Ra
 		return series, err
 	}
 	res, err := q.frontend.Range(ctx, t, frontend.RangeRequest{
-		Expr: sel, Start: oldest, End: latest(now, req.End).Add(time.Nanosecond),
+		Expr: sel, Text: sel.String(), State: st, Start: oldest, End: latest(now, req.End).Add(time.Nanosecond),
 		Limit: q.patterns.MaxLines, Direction: logs.Backward, Categorize: true,
 		Metadata: []string{push.DetectedLevelLabel}, ShowDeleted: true,
 	})

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand"
+	"net/http"
+	"net/url"
 	"os"
 	"reflect"
 	"sort"
@@ -241,5 +243,53 @@ func TestPatternsReadAtMostMaxLines(t *testing.T) {
 	}
 	if total > budget || earliest < base.Add(45*time.Minute).Unix() {
 		t.Fatalf("%d lines counted, earliest %d (base %d): the budget was not applied to the newest lines", total, earliest, base.Unix())
+	}
+}
+
+// TestPatternsKeepTheirOwnSpans: without vloki the sole writer, patterns
+// read the selector's lines through the frontend, which keeps their frozen
+// span for the next request. Loki's pattern ingester ignores delete
+// requests, so a patterns read must never take a span of a log query that
+// hid lines (same selector, same categorize-labels flag), nor leave one to
+// it: after a delete request hiding every checkout line and a log query
+// over the same window, patterns answer as before, from their own kept
+// span, and the log query shows nothing.
+func TestPatternsKeepTheirOwnSpans(t *testing.T) {
+	base := patternsBase(time.Now())
+	for _, tg := range targetsWith(t, func(c *config.Config) {
+		c.Backend.SoleWriter = "off"
+		c.Deletion.Mode, c.Deletion.CancelPeriod, c.Deletion.Dir = "filter-only", 24*time.Hour, t.TempDir()
+	}) {
+		t.Run(tg.name, func(t *testing.T) {
+			const tenant = "patterns-spans"
+			sendPushes(t, tg.url, tenant, patternPushes(base))
+			vltest.Flush(t, tg.vl)
+			q := patternQueries(base)[0]
+			before := askAll(t, tg.url, tenant, []parity.Case{q})[0]
+			if before.Status != http.StatusOK || !strings.Contains(before.Body, "pattern") {
+				t.Fatalf("patterns: %d %s", before.Status, before.Body)
+			}
+			r := tg.deleteCall(t, http.MethodPost, tenant, url.Values{"query": {q.Params["query"] + ` |~ "."`},
+				"start": {unixSeconds(base.Add(-time.Hour))}, "end": {unixSeconds(time.Now())}})
+			if r.status != http.StatusNoContent {
+				t.Fatalf("delete: %d %s", r.status, r.body)
+			}
+			now := time.Now()
+			logs := tg.get(t, "/loki/api/v1/query_range", tenant, rangeParams(q.Params["query"], now.Add(-3*time.Hour), now, 5000, "backward"),
+				map[string]string{"X-Loki-Response-Encoding-Flags": "categorize-labels"})
+			if logs.status != http.StatusOK || strings.Contains(string(logs.body), "checkout") {
+				t.Fatalf("the log query shows deleted lines: %d %.300s", logs.status, logs.body)
+			}
+			hits := metricValue(t, tg, "vloki_recent_logs_hits_total")
+			for i := range 2 {
+				after := askAll(t, tg.url, tenant, []parity.Case{q})[0]
+				if after.Status != before.Status || after.Body != before.Body {
+					t.Errorf("patterns asked again (%d):\n%.500s\nbefore:\n%.500s", i, after.Body, before.Body)
+				}
+			}
+			if got := metricValue(t, tg, "vloki_recent_logs_hits_total"); got <= hits {
+				t.Errorf("patterns asked again took no kept span (hits %v → %v)", hits, got)
+			}
+		})
 	}
 }
