@@ -44,6 +44,7 @@ type RecentLogs struct {
 	at  map[string]*list.Element
 	// used is the bytes held; hits counts answers taken from memory.
 	used, hits int64
+	fills      recentFills
 }
 
 type recentItem struct {
@@ -134,7 +135,11 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, name stri
 		return answerLogs(ctx, run)
 	}
 	key := frozen.Prefix + "\x00" + name
-	if kept := store.get(key).valid(frozen).completing(req); kept != nil {
+	kept := store.get(key).valid(frozen).completing(req)
+	if kept == nil && store.fills.waitBehind(ctx, key, req.Start, req.End, int64(f.cfg.MaxCacheFreshness)) {
+		kept = store.get(key).valid(frozen).completing(req)
+	}
+	if kept != nil {
 		res, span, ok, err := answerFromSpan(ctx, run, kept, func(lo, hi int64) bool { return f.noRowsIn(ctx, run, lo, hi) })
 		if err != nil {
 			return nil, err
@@ -147,6 +152,8 @@ func (f *Frontend) recentLogs(ctx context.Context, run *engine.LogRun, name stri
 			return res, nil
 		}
 	}
+	finish := store.fills.begin(key, req.Start, req.End)
+	defer finish()
 	a, err := answerWalked(ctx, run)
 	if err != nil {
 		return nil, err

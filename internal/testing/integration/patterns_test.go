@@ -11,10 +11,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
+	"github.com/vloki/vloki/internal/storage/backend"
 	"github.com/vloki/vloki/internal/testing/parity"
 	"github.com/vloki/vloki/internal/testing/vltest"
 )
@@ -292,4 +294,61 @@ func TestPatternsKeepTheirOwnSpans(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConcurrentPatternsReadOnce: patterns asked by several at once of a
+// cold vloki (not the sole writer) read the selector's three hours from
+// VictoriaLogs about once: the later requests wait for the first read's
+// span and read only what is newer. Every answer is the one asked alone.
+func TestConcurrentPatternsReadOnce(t *testing.T) {
+	const askers = 8
+	base := patternsBase(time.Now())
+	proc, err := vltest.Releases[len(vltest.Releases)-1].Start(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	rec := &queryRecorder{delay: 50 * time.Millisecond} // the askers' reads overlap
+	c, err := backend.New(rec.proxy(t, proc.URL), backend.NewHTTPTransport(), backend.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Backend.SoleWriter, cfg.Auth.Enabled = "off", true
+	tg, _ := serve(t, cfg, c, "patterns-once")
+	// Askers' windows end a millisecond apart: the frontend does not
+	// coalesce them.
+	qs := make([]parity.Case, askers)
+	for i := range qs {
+		qs[i] = patternQueries(base)[3] // every service
+		end, _ := strconv.ParseInt(qs[i].Params["end"], 10, 64)
+		qs[i].Params["end"] = strconv.FormatInt(end+int64(i)*1e6, 10)
+	}
+	for _, tenant := range []string{"alone", "together"} {
+		sendPushes(t, tg.url, tenant, patternPushes(base))
+	}
+	vltest.Flush(t, c)
+	before := rec.answered.Load()
+	alone := askAll(t, tg.url, "alone", qs)
+	one := rec.answered.Load() - before
+	if alone[0].Status != http.StatusOK || !strings.Contains(alone[0].Body, "pattern") || one == 0 {
+		t.Fatalf("patterns: %d %.300s (%d bytes read)", alone[0].Status, alone[0].Body, one)
+	}
+	before = rec.answered.Load()
+	answers := make([]parity.Answer, askers)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Go(func() { answers[i] = askAll(t, tg.url, "together", qs[i:i+1])[0] })
+	}
+	wg.Wait()
+	read := rec.answered.Load() - before
+	for i, a := range answers {
+		if a.Status != alone[i].Status || a.Body != alone[i].Body {
+			t.Errorf("asker %d: %d %.300s\nalone: %.300s", i, a.Status, a.Body, alone[i].Body)
+		}
+	}
+	if read > 3*one {
+		t.Errorf("%d askers at once read %d bytes from VictoriaLogs; %d asking in turn read %d", askers, read, askers, one)
+	}
+	t.Logf("%d askers at once read %d bytes, in turn %d", askers, read, one)
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -92,6 +93,10 @@ func windowCounts(lines int, step time.Duration) float64 {
 type queryRecorder struct {
 	mu      sync.Mutex
 	queries []recordedQuery
+	// answered is the bytes of VictoriaLogs' answers to them.
+	answered atomic.Int64
+	// delay holds each query this long before it goes on.
+	delay time.Duration
 }
 
 type recordedQuery struct {
@@ -117,11 +122,30 @@ func (rec *queryRecorder) proxy(t *testing.T, to string) string {
 			rec.mu.Lock()
 			rec.queries = append(rec.queries, recordedQuery{q, r.Header.Clone()})
 			rec.mu.Unlock()
+			w = countingWriter{w, &rec.answered}
+			time.Sleep(rec.delay)
 		}
 		rp.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// countingWriter adds the bytes written through it to n.
+type countingWriter struct {
+	http.ResponseWriter
+	n *atomic.Int64
+}
+
+func (w countingWriter) Write(p []byte) (int, error) {
+	w.n.Add(int64(len(p)))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w countingWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 func (rec *queryRecorder) matching(keep func(string) bool) []recordedQuery {
