@@ -2,8 +2,9 @@
 # make bench-scale: the Quickwit-vs-Loki benchmark's data and queries at
 # scale (issue 30). For each phase it starts on loopback, fresh: vloki on
 # its embedded engine, vloki on an external victoria-logs (single node,
-# from the pinned module), and a second victoria-logs asked the LogsQL
-# twins; `vloki-bench scale` generates the dataset as it pushes it into
+# from the pinned module), vloki on a two-node VictoriaLogs cluster (two
+# storage nodes and a front started with -storageNode; BENCH_SCALE_CLUSTER=0
+# leaves it out), and a second victoria-logs asked the LogsQL twins; `vloki-bench scale` generates the dataset as it pushes it into
 # each target alone (vloki through Loki's protobuf push, VictoriaLogs
 # through its jsonline), counts it back, then times every query at 1 and
 # 10 clients. The phase's processes are stopped by PID before the next.
@@ -47,11 +48,12 @@ cold=(-frontend.cache-results=false -frontend.coalesce=false -limits.query-timeo
 cold_ext=("${cold[@]}" -backend.sole-writer=off)
 phase_pids=()
 
-start_vl() { # name port
-  "$vlbin" -httpListenAddr=127.0.0.1:$2 -storageDataPath="$work/$1" -retentionPeriod=100y \
-    -search.maxQueryDuration=5m -loggerLevel=ERROR >"$work/$1.log" 2>&1 &
+start_vl() { # name port [flags...]
+  local name=$1 port=$2; shift 2
+  "$vlbin" -httpListenAddr=127.0.0.1:$port -storageDataPath="$work/$name" -retentionPeriod=100y \
+    -search.maxQueryDuration=5m -loggerLevel=ERROR "$@" >"$work/$name.log" 2>&1 &
   pids+=($!); phase_pids+=($!)
-  wait_ready "http://127.0.0.1:$2/health"
+  wait_ready "http://127.0.0.1:$port/health"
 }
 start_vloki() { # name port flags...
   local name=$1 port=$2; shift 2
@@ -77,19 +79,28 @@ stop_phase() {
 extra_targets=()
 run_phase() { # phase lines extra-flags...
   local phase=$1 n=$2; shift 2
-  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct"
+  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct" "$work/vl-s0" "$work/vl-s1" "$work/vl-front"
   local p_vlx p_vld p_emb p_ext
   p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; local pid_vlx=${pids[-1]}
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; local pid_vld=${pids[-1]}
   p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; local pid_emb=${pids[-1]}
   p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" "${cold_ext[@]}"; local pid_ext=${pids[-1]}
+  local cluster=()
+  if [[ ${BENCH_SCALE_CLUSTER:-1} == 1 ]]; then
+    local p_s0 p_s1 p_front p_cl pid_s0 pid_s1 pid_front
+    p_s0=$(free_port); start_vl vl-s0 "$p_s0"; pid_s0=${pids[-1]}
+    p_s1=$(free_port); start_vl vl-s1 "$p_s1"; pid_s1=${pids[-1]}
+    p_front=$(free_port); start_vl vl-front "$p_front" -storageNode="127.0.0.1:$p_s0,127.0.0.1:$p_s1"; pid_front=${pids[-1]}
+    p_cl=$(free_port); start_vloki vloki-cluster "$p_cl" -backend.url="http://127.0.0.1:$p_front" "${cold_ext[@]}"
+    cluster=(-target "vloki-cluster=http://127.0.0.1:$p_cl,pid=${pids[-1]}+$pid_front+$pid_s0+$pid_s1")
+  fi
   echo "phase $phase: $n lines" >&2
   # The phase's own flags ("$@") come last: they win over the defaults.
   "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" \
     -pushers "${BENCH_SCALE_PUSHERS:-4}" -via "${BENCH_SCALE_VIA:-proto}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" "$@" \
     -out "$out/$phase" \
     -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" \
-    -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$pid_vlx" \
+    -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$pid_vlx" "${cluster[@]}" \
     -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" "${extra_targets[@]}" >/dev/null
   disk "$phase" "$n" >>"$out/$phase/report.md"
   stop_phase
@@ -101,6 +112,11 @@ disk() { # phase lines
   e=$(du -sb "$work/emb" | cut -f1); x=$(du -sb "$work/vl-ext" | cut -f1); d=$(du -sb "$work/vl-direct" | cut -f1)
   echo
   echo "Disk after the phase (du -sb): vloki $e B, vloki-ext's VictoriaLogs $x B, VictoriaLogs (jsonline) $d B; per line $((e / $2)) / $((x / $2)) / $((d / $2)) B."
+  if [[ -d $work/vl-s0 ]]; then
+    local s0 s1
+    s0=$(du -sb "$work/vl-s0" | cut -f1); s1=$(du -sb "$work/vl-s1" | cut -f1)
+    echo "The cluster's storage nodes: $s0 B and $s1 B; per line $(((s0 + s1) / $2)) B."
+  fi
 }
 
 # run_loki_phase is the quickwit phase on a subset, with a fresh Loki
