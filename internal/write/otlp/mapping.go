@@ -3,6 +3,7 @@ package otlp
 import (
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -40,34 +41,52 @@ func ToPush(ld plog.Logs, discover []string, cfg *Config) (*push.Request, error)
 	if cfg == nil {
 		cfg = &Config{}
 	}
-	streams := map[string]*push.Stream{}
-	var order []string
-	add := func(ls lokidata.Labels, e lokidata.Entry) {
-		key := ls.String()
-		s, ok := streams[key]
-		if !ok {
-			s = &push.Stream{Labels: ls}
-			streams[key] = s
-			order = append(order, key)
-		}
-		s.Entries = append(s.Entries, e)
-	}
+	m := &mapper{cfg: cfg, discover: discover, streams: map[string]*push.Stream{}, names: map[string]string{},
+		logAction:   func(k string) Action { return action(k, cfg.LogAttributes) },
+		scopeAction: func(k string) Action { return action(k, cfg.ScopeAttributes) }}
 	rls := ld.ResourceLogs()
 	for i := 0; i < rls.Len(); i++ {
-		if err := addResource(rls.At(i), discover, cfg, add); err != nil {
+		if err := m.addResource(rls.At(i)); err != nil {
 			return nil, err
 		}
 	}
 	req := &push.Request{}
-	for _, k := range order {
-		req.Streams = append(req.Streams, *streams[k])
+	for _, k := range m.order {
+		req.Streams = append(req.Streams, *m.streams[k])
 	}
 	return req, nil
 }
 
-func addResource(rl plog.ResourceLogs, discover []string, cfg *Config, add func(lokidata.Labels, lokidata.Entry)) error {
+// mapper is one export's mapping: its streams in order of first
+// appearance, and the label names its attribute keys translate to (each
+// key translated once an export, not once a record).
+type mapper struct {
+	cfg                    *Config
+	discover               []string
+	streams                map[string]*push.Stream
+	order                  []string
+	names                  map[string]string
+	logAction, scopeAction func(string) Action
+}
+
+// add appends e to key's stream; room is a guess of the entries the
+// stream is about to take (a scope's records mostly join its resource's
+// stream).
+func (m *mapper) add(key string, ls lokidata.Labels, e lokidata.Entry, room int) {
+	s, ok := m.streams[key]
+	if !ok {
+		s = &push.Stream{Labels: ls, Entries: make([]lokidata.Entry, 0, room)}
+		m.streams[key] = s
+		m.order = append(m.order, key)
+	} else if len(s.Entries) == cap(s.Entries) {
+		s.Entries = slices.Grow(s.Entries, room)
+	}
+	s.Entries = append(s.Entries, e)
+}
+
+func (m *mapper) addResource(rl plog.ResourceLogs) error {
 	attrs := rl.Resource().Attributes()
-	index, resourceMetadata, err := splitAttributes(attrs, cfg.resourceAction)
+	index, resourceMetadata, err := m.splitAttributes(attrs, m.cfg.resourceAction, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -75,28 +94,33 @@ func addResource(rl plog.ResourceLogs, discover []string, cfg *Config, add func(
 	for _, l := range index {
 		stream[l.Name] = l.Value
 	}
-	addServiceName(stream, attrs, discover, cfg)
-	if _, ok := streamLabels(stream); !ok {
+	m.addServiceName(stream, attrs)
+	base, ok := streamLabels(stream)
+	if !ok {
 		return nil
 	}
+	baseKey := base.String()
 	sls := rl.ScopeLogs()
 	for j := 0; j < sls.Len(); j++ {
-		scopeMetadata, err := scopeLabels(sls.At(j).Scope(), cfg)
+		scopeMetadata, err := m.scopeLabels(sls.At(j).Scope())
 		if err != nil {
 			return err
 		}
 		logs := sls.At(j).LogRecords()
+		shared := len(resourceMetadata) + len(scopeMetadata)
 		for k := 0; k < logs.Len(); k++ {
-			own, e, err := entry(logs.At(k), cfg)
+			own, e, err := m.entry(logs.At(k), shared)
 			if err != nil {
 				return err
 			}
-			labels, ok := withLabels(stream, own)
-			if !ok {
+			e.StructuredMetadata = append(append(e.StructuredMetadata, resourceMetadata...), scopeMetadata...)
+			if len(own) == 0 {
+				m.add(baseKey, base, e, logs.Len()-k)
 				continue
 			}
-			e.StructuredMetadata = append(append(e.StructuredMetadata, resourceMetadata...), scopeMetadata...)
-			add(labels, e)
+			if labels, ok := withLabels(stream, own); ok {
+				m.add(labels.String(), labels, e, 1)
+			}
 		}
 	}
 	return nil
@@ -104,9 +128,6 @@ func addResource(rl plog.ResourceLogs, discover []string, cfg *Config, add func(
 
 // withLabels is the stream's labels with a record's own index labels.
 func withLabels(stream map[string]string, own lokidata.Labels) (lokidata.Labels, bool) {
-	if len(own) == 0 {
-		return streamLabels(stream)
-	}
 	m := make(map[string]string, len(stream)+len(own))
 	for k, v := range stream {
 		m[k] = v
@@ -119,22 +140,18 @@ func withLabels(stream map[string]string, own lokidata.Labels) (lokidata.Labels,
 
 // splitAttributes names the attributes of m and sorts them by action:
 // index labels, structured metadata, or dropped.
-func splitAttributes(m pcommon.Map, act func(string) Action) (index, metadata lokidata.Labels, err error) {
-	m.Range(func(k string, v pcommon.Value) bool {
-		a := act(k)
-		if a == Drop {
-			return true
+// index and metadata are appended to.
+func (m *mapper) splitAttributes(attrs pcommon.Map, act func(string) Action, index, metadata lokidata.Labels) (lokidata.Labels, lokidata.Labels, error) {
+	var err error
+	attrs.Range(func(k string, v pcommon.Value) bool {
+		switch act(k) {
+		case Drop:
+		case IndexLabel:
+			index, err = m.attributeLabels(index, k, v, "")
+		default:
+			metadata, err = m.attributeLabels(metadata, k, v, "")
 		}
-		var ls lokidata.Labels
-		if ls, err = attributeLabels(k, v, ""); err != nil {
-			return false
-		}
-		if a == IndexLabel {
-			index = append(index, ls...)
-		} else {
-			metadata = append(metadata, ls...)
-		}
-		return true
+		return err == nil
 	})
 	return index, metadata, err
 }
@@ -143,21 +160,21 @@ func splitAttributes(m pcommon.Map, act func(string) Action) (index, metadata lo
 // the index labels when the resource has no service.name, else to
 // unknown_service (Loki looks at labels in attribute order; the first
 // attribute whose label is in the list wins).
-func addServiceName(stream map[string]string, attrs pcommon.Map, discover []string, cfg *Config) {
-	if v, ok := attrs.Get("service.name"); ok && v.AsString() != "" || len(discover) == 0 {
+func (m *mapper) addServiceName(stream map[string]string, attrs pcommon.Map) {
+	if v, ok := attrs.Get("service.name"); ok && v.AsString() != "" || len(m.discover) == 0 {
 		return
 	}
 	found := false
 	attrs.Range(func(k string, v pcommon.Value) bool {
-		if cfg.resourceAction(k) != IndexLabel {
+		if m.cfg.resourceAction(k) != IndexLabel {
 			return true
 		}
-		ls, err := attributeLabels(k, v, "")
+		ls, err := m.attributeLabels(nil, k, v, "")
 		if err != nil {
 			return true
 		}
 		for _, l := range ls {
-			for _, d := range discover {
+			for _, d := range m.discover {
 				if l.Name == d {
 					stream["service_name"], found = l.Value, true
 					return false
@@ -183,8 +200,8 @@ func streamLabels(m map[string]string) (lokidata.Labels, bool) {
 	return ls, true
 }
 
-func scopeLabels(scope pcommon.InstrumentationScope, cfg *Config) (lokidata.Labels, error) {
-	_, out, err := splitAttributes(scope.Attributes(), func(k string) Action { return action(k, cfg.ScopeAttributes) })
+func (m *mapper) scopeLabels(scope pcommon.InstrumentationScope) (lokidata.Labels, error) {
+	_, out, err := m.splitAttributes(scope.Attributes(), m.scopeAction, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -204,8 +221,13 @@ func scopeLabels(scope pcommon.InstrumentationScope, cfg *Config) (lokidata.Labe
 // configuration indexes, severity_text when asked), and the entry with
 // the other attributes, then the record's own fields, as structured
 // metadata.
-func entry(lr plog.LogRecord, cfg *Config) (lokidata.Labels, lokidata.Entry, error) {
-	own, md, err := splitAttributes(lr.Attributes(), func(k string) Action { return action(k, cfg.LogAttributes) })
+// shared is the resource's and scope's metadata appended after it (room is
+// made for them).
+func (m *mapper) entry(lr plog.LogRecord, shared int) (lokidata.Labels, lokidata.Entry, error) {
+	cfg := m.cfg
+	attrs := lr.Attributes()
+	// The record's fields below add at most 7 labels.
+	own, md, err := m.splitAttributes(attrs, m.logAction, nil, make(lokidata.Labels, 0, attrs.Len()+7+shared))
 	if err != nil {
 		return nil, lokidata.Entry{}, err
 	}
@@ -247,27 +269,38 @@ func timestamp(lr plog.LogRecord) int64 {
 	return time.Now().UnixNano()
 }
 
-// attributeLabels names an attribute as Prometheus' OTLP translator does,
-// maps flattened with "_" into their keys, other values as strings.
-func attributeLabels(k string, v pcommon.Value, prefix string) (lokidata.Labels, error) {
+// attributeLabels appends an attribute's labels to dst, named as
+// Prometheus' OTLP translator names them, maps flattened with "_" into
+// their keys, other values as strings.
+func (m *mapper) attributeLabels(dst lokidata.Labels, k string, v pcommon.Value, prefix string) (lokidata.Labels, error) {
 	if prefix != "" {
 		k = prefix + "_" + k
 	}
-	name, err := (&otlptranslator.LabelNamer{}).Build(k)
+	name, err := m.labelName(k)
 	if err != nil {
-		return nil, fmt.Errorf("symbolizer lookup: %w", err)
+		return dst, err
 	}
 	if v.Type() != pcommon.ValueTypeMap {
-		return lokidata.Labels{{Name: name, Value: v.AsString()}}, nil
+		return append(dst, lokidata.Label{Name: name, Value: v.AsString()}), nil
 	}
-	var out lokidata.Labels
 	v.Map().Range(func(k string, v pcommon.Value) bool {
-		var ls lokidata.Labels
-		if ls, err = attributeLabels(k, v, name); err != nil {
+		if dst, err = m.attributeLabels(dst, k, v, name); err != nil {
 			err = fmt.Errorf("symbolizer lookup: %w", err)
 		}
-		out = append(out, ls...)
 		return err == nil
 	})
-	return out, err
+	return dst, err
+}
+
+// labelName is the label an attribute key becomes.
+func (m *mapper) labelName(k string) (string, error) {
+	if name, ok := m.names[k]; ok {
+		return name, nil
+	}
+	name, err := (&otlptranslator.LabelNamer{}).Build(k)
+	if err != nil {
+		return "", fmt.Errorf("symbolizer lookup: %w", err)
+	}
+	m.names[k] = name
+	return name, nil
 }

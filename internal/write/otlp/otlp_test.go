@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 
@@ -71,4 +72,32 @@ func FuzzDecode(f *testing.F) {
 			_ = push.Validate(req, limits.Default(), time.Now())
 		}
 	})
+}
+
+// BenchmarkToPush maps an export shaped as the scale bench sends it: a
+// resource per stream (service.name, cloud.region), 1,000 records over
+// 10 streams, each with a severity and one attribute.
+func BenchmarkToPush(b *testing.B) {
+	ld := plog.NewLogs()
+	for s := range 10 {
+		rl := ld.ResourceLogs().AppendEmpty()
+		rl.Resource().Attributes().PutStr("service.name", "benchmark")
+		rl.Resource().Attributes().PutStr("cloud.region", "region-"+string(rune('a'+s)))
+		recs := rl.ScopeLogs().AppendEmpty().LogRecords()
+		for i := range 100 {
+			lr := recs.AppendEmpty()
+			lr.SetTimestamp(pcommon.Timestamp(1_700_000_000_000_000_000 + i))
+			lr.Body().SetStr("2026-11-27T10:00:00Z ip-10-0-0-1 process[42]: queen king castle")
+			lr.SetSeverityText("INFO")
+			lr.SetSeverityNumber(plog.SeverityNumberInfo)
+			lr.Attributes().PutStr("input_type", "log")
+		}
+	}
+	discover := limits.Default().DiscoverServiceName
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ToPush(ld, discover, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
