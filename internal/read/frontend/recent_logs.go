@@ -303,12 +303,8 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan, n
 		}
 		top = lo
 	}
-	older := kept.cut(req.Start, top)
 	need := req.Limit - len(newer)
-	var from []recentEntry
-	if older != nil {
-		from = older.first(need + 1)
-	}
+	from := kept.newest(req.Start, top, need+1)
 	switch {
 	case len(from) > need:
 		if from[need].e.TimestampNs == from[need-1].e.TimestampNs {

@@ -1,6 +1,8 @@
 package frontend
 
 import (
+	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/vloki/vloki/internal/read/logs"
@@ -124,5 +126,32 @@ func TestSpanChunks(t *testing.T) {
 	}
 	if c.size() <= 64 || c.size() >= s.size() {
 		t.Fatalf("sizes: cut %d, whole %d", c.size(), s.size())
+	}
+}
+
+// newest, the view an answer takes, holds what cutting the span and
+// taking its first entries holds, over spans of many chunks and random
+// bounds.
+func TestSpanNewestIsCutFirst(t *testing.T) {
+	s := spanOver(0, 10, 5)
+	for hi := int64(20); hi <= 400; hi += 10 {
+		s = s.withNewer(spanOver(hi-10, hi, hi-5, hi-7, hi-7).all(), hi)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		lo, hi, n := r.Int64N(420)-10, r.Int64N(420)-10, r.IntN(60)
+		var want []int64
+		if c := s.cut(lo, hi); c != nil && n > 0 {
+			for _, e := range c.first(n) {
+				want = append(want, e.e.TimestampNs)
+			}
+		}
+		var got []int64
+		for _, e := range s.newest(lo, hi, n) {
+			got = append(got, e.e.TimestampNs)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("[%d, %d) newest %d: %v, cut and first: %v", lo, hi, n, got, want)
+		}
 	}
 }

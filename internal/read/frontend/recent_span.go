@@ -172,6 +172,25 @@ func (s *recentSpan) first(n int) []recentEntry {
 	return out
 }
 
+// newest is the span's newest n entries with timestamps in [lo, hi),
+// newest first: a view for one answer, shared with the span, not copied
+// or weighed as cut's stored spans are.
+func (s *recentSpan) newest(lo, hi int64, n int) []recentEntry {
+	lo, hi = max(lo, s.lo), min(hi, s.hi)
+	if hi <= lo || n <= 0 {
+		return nil
+	}
+	out := make([]recentEntry, 0, min(n, s.count(lo, hi)))
+	for _, c := range s.chunks {
+		if len(out) >= n {
+			break
+		}
+		a, b := c.within(lo, hi)
+		out = append(out, c.entries[a:min(b, a+n-len(out))]...)
+	}
+	return out
+}
+
 // all is every entry of the span, newest first.
 func (s *recentSpan) all() []recentEntry {
 	return s.first(int(^uint(0) >> 1))
