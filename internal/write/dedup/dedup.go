@@ -16,6 +16,7 @@ package dedup
 
 import (
 	"context"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -56,22 +57,41 @@ func Within(streams []lokidata.Stream) []lokidata.Stream {
 }
 
 // timesDistinct reports pushes in which no two entries of one stream
-// share a timestamp (each stream once, its entries in increasing time,
-// as agents send them): equal entries cannot be there, and no key (a
-// copy of each line) need be built.
+// share a timestamp (each stream once): equal entries cannot be there, and
+// no key (a copy of each line) need be built. Agents send a stream's
+// entries in increasing time; an OTLP export's resources that map to one
+// stream interleave theirs, whose times are sorted to be compared.
 func timesDistinct(streams []lokidata.Stream) bool {
 	labels := make(map[string]struct{}, len(streams))
+	var times []int64
 	for _, s := range streams {
-		for i := 1; i < len(s.Entries); i++ {
-			if s.Entries[i].TimestampNs <= s.Entries[i-1].TimestampNs {
-				return false
-			}
-		}
 		key := s.LabelsKey()
 		if _, again := labels[key]; again {
 			return false
 		}
 		labels[key] = struct{}{}
+		if increasing(s.Entries) {
+			continue
+		}
+		times = times[:0]
+		for _, e := range s.Entries {
+			times = append(times, e.TimestampNs)
+		}
+		slices.Sort(times)
+		for i := 1; i < len(times); i++ {
+			if times[i] == times[i-1] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func increasing(entries []lokidata.Entry) bool {
+	for i := 1; i < len(entries); i++ {
+		if entries[i].TimestampNs <= entries[i-1].TimestampNs {
+			return false
+		}
 	}
 	return true
 }

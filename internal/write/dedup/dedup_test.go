@@ -35,9 +35,10 @@ func TestWithin(t *testing.T) {
 	}
 }
 
-// TestWithinOrderedPushes: entries in increasing time within each stream
-// skip the keys, but a stream sent twice in one push, or entries out of
-// order, still lose their repeats.
+// TestWithinOrderedPushes: entries at distinct times within each stream
+// (in order, or not: an OTLP export's resources of one stream) skip the
+// keys, but a stream sent twice in one push, or entries sharing a time,
+// still lose their repeats.
 func TestWithinOrderedPushes(t *testing.T) {
 	a := lokidata.Labels{{Name: "app", Value: "a"}}
 	b := lokidata.Labels{{Name: "app", Value: "b"}}
@@ -50,6 +51,8 @@ func TestWithinOrderedPushes(t *testing.T) {
 		{"ordered", []lokidata.Stream{{Labels: a, Entries: []lokidata.Entry{e(1, "x"), e(2, "x")}}, {Labels: b, Entries: []lokidata.Entry{e(1, "x")}}, {Labels: b}}, []int{2, 1}},
 		{"stream sent twice", []lokidata.Stream{{Labels: a, Entries: []lokidata.Entry{e(1, "x"), e(2, "y")}}, {Labels: a, Entries: []lokidata.Entry{e(2, "y")}}}, []int{2}},
 		{"out of order", []lokidata.Stream{{Labels: a, Entries: []lokidata.Entry{e(2, "x"), e(1, "y"), e(2, "x")}}}, []int{2}},
+		{"out of order, times distinct", []lokidata.Stream{{Labels: a, Entries: []lokidata.Entry{e(3, "x"), e(1, "x"), e(2, "x")}}}, []int{3}},
+		{"out of order, a repeat far apart", []lokidata.Stream{{Labels: a, Entries: []lokidata.Entry{e(5, "x"), e(1, "y"), e(3, "z"), e(5, "x"), e(4, "x")}}}, []int{4}},
 	} {
 		got := Within(c.streams)
 		var n []int
