@@ -2,6 +2,7 @@ package frontend
 
 import (
 	"context"
+	"slices"
 	"sync"
 )
 
@@ -25,8 +26,8 @@ type recentFill struct {
 	done       chan struct{}
 }
 
-// begin registers a read of key over [start, end); end must be called once
-// its span is kept or the read failed.
+// begin registers a read of key over [start, end); finish must be called
+// once its span is kept or the read failed.
 func (fs *recentFills) begin(key string, start, end int64) (finish func()) {
 	f := &recentFill{start: start, end: end, done: make(chan struct{})}
 	fs.mu.Lock()
@@ -37,17 +38,10 @@ func (fs *recentFills) begin(key string, start, end int64) (finish func()) {
 	fs.mu.Unlock()
 	return func() {
 		fs.mu.Lock()
-		list := fs.at[key]
-		for i, g := range list {
-			if g == f {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(fs.at, key)
-		} else {
+		if list := slices.DeleteFunc(fs.at[key], func(g *recentFill) bool { return g == f }); len(list) > 0 {
 			fs.at[key] = list
+		} else {
+			delete(fs.at, key)
 		}
 		fs.mu.Unlock()
 		close(f.done)

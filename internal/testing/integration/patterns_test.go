@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
-	"github.com/vloki/vloki/internal/storage/backend"
 	"github.com/vloki/vloki/internal/testing/parity"
 	"github.com/vloki/vloki/internal/testing/vltest"
 )
@@ -303,16 +302,7 @@ func TestPatternsKeepTheirOwnSpans(t *testing.T) {
 func TestConcurrentPatternsReadOnce(t *testing.T) {
 	const askers = 8
 	base := patternsBase(time.Now())
-	proc, err := vltest.Releases[len(vltest.Releases)-1].Start(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proc.Stop)
-	rec := &queryRecorder{delay: 50 * time.Millisecond} // the askers' reads overlap
-	c, err := backend.New(rec.proxy(t, proc.URL), backend.NewHTTPTransport(), backend.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, rec, _ := recordedVictoriaLogs(t, 50*time.Millisecond) // the askers' reads overlap
 	cfg := config.Default()
 	cfg.Backend.SoleWriter, cfg.Auth.Enabled = "off", true
 	tg, _ := serve(t, cfg, c, "patterns-once")
