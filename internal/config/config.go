@@ -80,6 +80,15 @@ type Backend struct {
 	// embedded engine), "on" (an external VictoriaLogs nobody else writes
 	// into, served by one vloki) or "off".
 	SoleWriter string `yaml:"sole_writer"`
+	// SoleWriterPeers, with SoleWriter on, are the vloki replicas that
+	// together are the only writers into an external VictoriaLogs (this
+	// one may be listed too): each tells the others of every push before
+	// acknowledging it, and trusts what it knows only while every other
+	// answers (package peers). SoleWriterSelf is this replica's URL as
+	// the others reach it; SoleWriterLease how long an answer is trusted.
+	SoleWriterPeers []string      `yaml:"sole_writer_peers"`
+	SoleWriterSelf  string        `yaml:"sole_writer_self"`
+	SoleWriterLease time.Duration `yaml:"sole_writer_lease"`
 }
 
 // Ingester holds Loki's ingester settings that shape label names, values
@@ -482,7 +491,7 @@ const DefaultMsgValue = "missing _msg field; see https://docs.victoriametrics.co
 func Default() Config {
 	return Config{
 		Server:        Server{HTTPListenPort: 3100},
-		Backend:       Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue, SoleWriter: "auto"},
+		Backend:       Backend{Timeout: 5 * time.Minute, DefaultMsgValue: DefaultMsgValue, SoleWriter: "auto", SoleWriterLease: 2 * time.Second},
 		Storage:       Storage{Path: "./data", Retention: "100y", FlushInterval: 5 * time.Second},
 		Limits:        Limits{Limits: limits.Default(), MaxPushBodyBytes: 64 << 20},
 		RuntimeConfig: RuntimeConfig{Period: 10 * time.Second},
@@ -592,6 +601,11 @@ func (c Config) Validate() error {
 		return fmt.Errorf("tail.backend %q: want auto, on or off", c.Tail.Backend)
 	case c.Backend.SoleWriter != "auto" && c.Backend.SoleWriter != "on" && c.Backend.SoleWriter != "off":
 		return fmt.Errorf("backend.sole_writer %q: want auto, on or off", c.Backend.SoleWriter)
+	case len(c.Backend.SoleWriterPeers) > 0 && (c.Backend.SoleWriter != "on" || c.Backend.SoleWriterSelf == "" ||
+		c.Backend.URL == "" && c.Backend.InsertURL == "" || c.Backend.ForeignData):
+		return errors.New("backend.sole_writer_peers needs backend.sole_writer on, backend.sole_writer_self, an external VictoriaLogs (backend.url) and no foreign data")
+	case c.Backend.SoleWriterLease <= 0:
+		return errors.New("backend.sole_writer_lease must be > 0")
 	case c.RuntimeConfig.File != "" && c.RuntimeConfig.Period <= 0:
 		return errors.New("runtime_config.period must be > 0")
 	case c.Memory.AllowedPercent < 1 || c.Memory.AllowedPercent > 100:

@@ -18,6 +18,7 @@ import (
 
 	"github.com/vloki/vloki/internal/acked/acks"
 	"github.com/vloki/vloki/internal/acked/patterns"
+	"github.com/vloki/vloki/internal/acked/peers"
 	"github.com/vloki/vloki/internal/acked/readyourwrites"
 	"github.com/vloki/vloki/internal/acked/streamindex"
 	"github.com/vloki/vloki/internal/config"
@@ -145,7 +146,8 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	if err := retention.Set(cfg.Storage.Retention); err != nil {
 		return nil, fmt.Errorf("storage.retention: %w", err)
 	}
-	ledger, history := newLedger(cfg)
+	group := newPeers(cfg, log)
+	ledger, history := newLedger(cfg, group)
 	tails, visible := tailhub.New(), readyourwrites.New(c.Flush, ledger)
 	front := newFrontend(cfg.Frontend, m, log, visible.Wait, ledger, history, retention.Duration())
 	// Answers cached under a tenant's old limits must not be served.
@@ -154,7 +156,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 		return nil, err
 	}
 	w := &ingest.Writer{Backend: c, Limits: overrides, Rate: ingest.NewRateLimiter(overrides), Acks: ledger}
-	streams := newStreamIndex(cfg, c, m, retention.Duration(), opts.Clock)
+	streams := newStreamIndex(cfg, c, m, retention.Duration(), opts.Clock, group)
 	if streams != nil {
 		w.Dedup = &dedup.Deduper{Newest: streams.Newest, Held: streams.HeldAt, Wait: visible.Wait,
 			Lookup: func(ctx context.Context, t tenant.ID, ls lokidata.Labels, from, to int64, fn func(lokidata.Entry)) error {
@@ -167,6 +169,10 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 		livePatterns = patterns.NewLive[tenant.ID](cfg.Patterns.MaxLiveStreams, nil)
 	}
 	ledger.Subscribe(pushSubscribers(tails, front, m, streams, livePatterns)...)
+	stopPeers := startPeers(group, w, c, ledger, front, streams, livePatterns)
+	if group != nil {
+		m.RegisterPeers(group.Trusted, group.Gaps)
+	}
 	eng := engine.New(c, overrides, foreignConfig(cfg))
 	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams, livePatterns)
 	if err != nil {
@@ -208,6 +214,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 		Limits:           overrides,
 		Deletes:          deletes,
 		Ruler:            ruler,
+		Peers:            peersHandler(group),
 		Ready: func() error {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
@@ -216,6 +223,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 		},
 	})
 	closeAll := func() {
+		stopPeers()
 		stopRuler()
 		stopDeletes()
 		stopRuntime()
@@ -407,11 +415,12 @@ func foreignConfig(cfg config.Config) *otheragents.Config {
 
 // newStreamIndex builds the stream index when it is on and no foreign
 // data is served (rows other agents write are not in it).
-func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics, retention time.Duration, clock func() time.Time) *streamindex.Index {
+func newStreamIndex(cfg config.Config, c *backend.Client, m *metrics.Metrics, retention time.Duration, clock func() time.Time,
+	group *peers.Group) *streamindex.Index {
 	if !soleWriter(cfg) {
 		return nil
 	}
-	ix := streamindex.New(streamindex.Config{
+	ix := streamindex.New(streamindex.Config{Complete: complete(group),
 		MaxStreams: cfg.Frontend.StreamIndexMaxStreams, MaxLines: cfg.Frontend.StreamIndexMaxLines, Retention: retention,
 		Horizon: streamindex.StorageHorizon(c, time.Now), Now: clock,
 		Labels: streamindex.LabelRule{ChunkIdle: cfg.Ingester.ChunkIdlePeriod, FlushCheck: cfg.Ingester.FlushCheckPeriod,
@@ -439,12 +448,70 @@ func newQueue(c config.QueryScheduler) *queue.Queue {
 // their numbers and oldest entries then say everything that changed;
 // otherwise history is nil and only each tenant's last acknowledgement is
 // read.
-func newLedger(cfg config.Config) (ledger, history *acks.Ledger) {
+func newLedger(cfg config.Config, group *peers.Group) (ledger, history *acks.Ledger) {
 	if !soleWriter(cfg) {
 		return acks.New(acks.Config{}), nil
 	}
-	ledger = acks.New(acks.Config{Keep: acks.Keep})
+	ledger = acks.New(acks.Config{Keep: acks.Keep, Complete: complete(group)})
 	return ledger, ledger
+}
+
+// newPeers builds this replica's part of the replicas that together are
+// the only writers (nil unless configured).
+func newPeers(cfg config.Config, log *slog.Logger) *peers.Group {
+	if !soleWriter(cfg) || len(cfg.Backend.SoleWriterPeers) == 0 {
+		return nil
+	}
+	return peers.New(peers.Config{Self: cfg.Backend.SoleWriterSelf, Peers: cfg.Backend.SoleWriterPeers,
+		Lease: cfg.Backend.SoleWriterLease, Log: log, MaxBodyBytes: 4 * cfg.Limits.MaxPushBodyBytes})
+}
+
+func peersHandler(group *peers.Group) http.Handler {
+	if group == nil {
+		return nil
+	}
+	return group.Handler()
+}
+
+// complete is whether this replica knows every acknowledged push: always
+// without peers, while it holds every peer's lease with them.
+func complete(group *peers.Group) func() bool {
+	if group == nil {
+		return nil
+	}
+	return group.Trusted
+}
+
+// startPeers makes the writer tell the peers of every push and applies
+// theirs here; after a gap every structure built from pushes starts over.
+func startPeers(group *peers.Group, w *ingest.Writer, c *backend.Client, ledger *acks.Ledger, front *frontend.Frontend,
+	streams *streamindex.Index, livePatterns *patterns.Live[tenant.ID]) (stop func()) {
+	if group == nil {
+		return func() {}
+	}
+	w.Peers = group
+	group.Start(peers.Local{
+		Acked: func(ctx context.Context, t tenant.ID, pushed []lokidata.Stream) {
+			ledger.Writing(ctx, t, pushed)
+			ledger.PeerAcked(t, pushed)
+		},
+		Failed: ledger.Failed,
+		Gap: func(ctx context.Context) error {
+			// Rows the others acknowledged before the gap are searchable
+			// before anything is read again.
+			if err := c.Flush(ctx); err != nil {
+				return err
+			}
+			ledger.Gap()
+			streams.ForgetAll()
+			if livePatterns != nil {
+				livePatterns.ForgetAll()
+			}
+			front.InvalidateAll()
+			return nil
+		},
+	})
+	return group.Close
 }
 
 // pushSubscribers are the consumers of each push's streams, in the order
@@ -461,7 +528,11 @@ func pushSubscribers(tails *tailhub.Hub, front *frontend.Frontend, m *metrics.Me
 	livePatterns *patterns.Live[tenant.ID]) []acks.Subscriber {
 	subs := []acks.Subscriber{
 		{Acked: acks.Streams(tails.Publish)},
-		{Acked: func(p acks.Push) { m.ObservePush(ingest.Size(p.Streams)) }},
+		{Acked: func(p acks.Push) {
+			if !p.Peer { // counted by the replica that took it
+				m.ObservePush(ingest.Size(p.Streams))
+			}
+		}},
 	}
 	if streams != nil {
 		subs = append(subs, acks.Subscriber{Writing: streams.Writing, Acked: acks.Streams(streams.Acked), Failed: streams.Failed})
@@ -528,7 +599,7 @@ func newFrontend(c config.Frontend, m *metrics.Metrics, log *slog.Logger, waitVi
 	fc := frontend.Config{MaxCacheFreshness: c.MaxCacheFreshness, Coalesce: c.Coalesce, Gzip: c.CompressResponses, WaitVisible: waitVisible,
 		LastAck: ledger.LastAck, Retention: retention}
 	if history != nil {
-		fc.AckSeq = history.Seq
+		fc.AckSeq = history.KnownSeq
 	}
 	var mem *frontend.Memory
 	if c.CacheResults {

@@ -29,6 +29,12 @@
 // generation a subscriber moved on also waits for the push. A failed push
 // is told to the subscribers, then numbered.
 //
+// Replicas. vloki replicas that together are the only writers (package
+// peers) record each other's pushes here too (PeerAcked); while a replica
+// may be missing some (Config.Complete), push numbers are unknown, and
+// after it may have missed some, Gap numbers every tenant as after a
+// failed push.
+//
 // Bounded: a tenant keeps the oldest entry of its last Config.Keep pushes
 // (between Keep and 2*Keep of them, 8 bytes each: about 256 KiB per
 // tenant with Keep); asking about an older number answers "unknown", and
@@ -59,17 +65,26 @@ type Config struct {
 	Keep int
 	// Now is the clock acknowledgements are timed by (time.Now if nil).
 	Now func() time.Time
+	// Complete, when set, reports whether the ledger holds every push
+	// acknowledged so far by any writer (vloki replicas that together are
+	// the only writers, package peers); while it does not, OldestSince and
+	// KnownSeq answer "unknown". Nil: always.
+	Complete func() bool
 }
 
 // Ledger is the ledger of acknowledged pushes.
 type Ledger struct {
-	keep int
-	now  func() time.Time
-	subs []Subscriber
+	keep     int
+	now      func() time.Time
+	complete func() bool
+	subs     []Subscriber
 
 	mu      sync.Mutex
 	acked   uint64 // acknowledgements so far, every tenant
 	tenants map[tenant.ID]*pushes
+	// gaps counts Gap calls: a tenant the ledger meets after them starts
+	// at that number, as if each had been a failed push of it.
+	gaps uint64
 }
 
 // Ack is a tenant's last acknowledged push.
@@ -90,6 +105,9 @@ type Push struct {
 	Oldest int64
 	// At is when it was acknowledged.
 	At time.Time
+	// Peer: another vloki replica acknowledged it (package peers), so
+	// this process's own figures leave it out.
+	Peer bool
 }
 
 // Subscriber is a consumer told of every push; any function may be nil.
@@ -124,7 +142,7 @@ func New(c Config) *Ledger {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
-	return &Ledger{keep: c.Keep, now: c.Now, tenants: map[tenant.ID]*pushes{}}
+	return &Ledger{keep: c.Keep, now: c.Now, complete: c.Complete, tenants: map[tenant.ID]*pushes{}}
 }
 
 // Subscribe appends subs to the consumers told of every push, in order.
@@ -145,7 +163,18 @@ func (l *Ledger) Writing(ctx context.Context, t tenant.ID, streams []lokidata.St
 // tenant's last acknowledgement, then to the subscribers, then numbered
 // (see the package comment for why in this order).
 func (l *Ledger) Acked(t tenant.ID, streams []lokidata.Stream) {
-	p := Push{Tenant: t, Streams: streams, Oldest: oldestEntry(streams), At: l.acknowledge(t)}
+	l.acked1(Push{Tenant: t, Streams: streams}, false)
+}
+
+// PeerAcked records a push another vloki replica had acknowledged, as
+// Acked does (package peers).
+func (l *Ledger) PeerAcked(t tenant.ID, streams []lokidata.Stream) {
+	l.acked1(Push{Tenant: t, Streams: streams}, true)
+}
+
+func (l *Ledger) acked1(p Push, peer bool) {
+	t := p.Tenant
+	p.Oldest, p.At, p.Peer = oldestEntry(p.Streams), l.acknowledge(t), peer
 	for _, s := range l.subs {
 		if s.Acked != nil {
 			s.Acked(p)
@@ -197,10 +226,27 @@ func (l *Ledger) number(t tenant.ID, oldest int64) {
 func (l *Ledger) tenantLocked(t tenant.ID) *pushes {
 	p := l.tenants[t]
 	if p == nil {
-		p = &pushes{}
+		p = &pushes{first: l.gaps}
 		l.tenants[t] = p
 	}
 	return p
+}
+
+// Gap records that pushes of any tenant may have been acknowledged
+// without this ledger being told (a replica could not reach this one):
+// every tenant, known or met later, gets a push number that may have left
+// rows of any time behind, as a failed push does.
+func (l *Ledger) Gap() {
+	l.mu.Lock()
+	tenants := make([]tenant.ID, 0, len(l.tenants))
+	for t := range l.tenants {
+		tenants = append(tenants, t)
+	}
+	l.gaps++
+	l.mu.Unlock()
+	for _, t := range tenants {
+		l.number(t, math.MinInt64)
+	}
 }
 
 // LastAck is t's last acknowledged push (Order 0 when none).
@@ -222,25 +268,38 @@ func (l *Ledger) Acknowledged() uint64 {
 }
 
 // Seq is the number of t's last numbered push, acknowledged or failed (0
-// when none).
+// when none; the number of gaps for a tenant the ledger has not met).
 func (l *Ledger) Seq(t tenant.ID) uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if p := l.tenants[t]; p != nil {
 		return p.seq()
 	}
-	return 0
+	return l.gaps
+}
+
+// KnownSeq is Seq while the ledger is complete (Config.Complete); ok is
+// false when it may be missing pushes.
+func (l *Ledger) KnownSeq(t tenant.ID) (seq uint64, ok bool) {
+	if l.complete != nil && !l.complete() {
+		return 0, false
+	}
+	return l.Seq(t), true
 }
 
 // OldestSince is the oldest entry timestamp of t's pushes numbered after
 // seq (math.MaxInt64 when none; math.MinInt64 when one failed); ok is
-// false when the ledger no longer holds them all.
+// false when the ledger no longer holds them all, or may be missing some
+// (Config.Complete).
 func (l *Ledger) OldestSince(t tenant.ID, seq uint64) (oldest int64, ok bool) {
+	if l.complete != nil && !l.complete() {
+		return 0, false
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p := l.tenants[t]
 	if p == nil {
-		return math.MaxInt64, seq == 0
+		return math.MaxInt64, seq == l.gaps
 	}
 	if seq < p.first || seq > p.seq() {
 		return 0, false

@@ -241,3 +241,38 @@ func TestConcurrentAcksAndReads(t *testing.T) {
 		t.Errorf("subscriber told of %d pushes, %d acknowledged", told.Load(), l.Acknowledged())
 	}
 }
+
+// TestGap: after a gap, nothing counted before it is taken as unchanged,
+// for a tenant the ledger knew and for one it meets only later; while the
+// ledger is incomplete, push numbers are unknown.
+func TestGap(t *testing.T) {
+	complete := true
+	l := New(Config{Keep: Keep, Complete: func() bool { return complete }})
+	known, later := tenant.ID{AccountID: 1}, tenant.ID{AccountID: 2}
+	l.Acked(known, push(500))
+	knownSeq, laterSeq := l.Seq(known), l.Seq(later)
+	l.Gap()
+	if o, ok := l.OldestSince(known, knownSeq); ok && o != math.MinInt64 {
+		t.Errorf("known tenant since before the gap: %d, want unknown or MinInt64", o)
+	}
+	if o, ok := l.OldestSince(later, laterSeq); ok {
+		t.Errorf("unmet tenant since before the gap: %d, want unknown", o)
+	}
+	if o, ok := l.OldestSince(later, l.Seq(later)); !ok || o != math.MaxInt64 {
+		t.Errorf("unmet tenant since the gap: %d %v, want none", o, ok)
+	}
+	l.Acked(later, push(700))
+	if o, ok := l.OldestSince(later, laterSeq); ok {
+		t.Errorf("tenant met after the gap, since before it: %d, want unknown", o)
+	}
+	if o, ok := l.OldestSince(later, l.Seq(later)-1); !ok || o != 700 {
+		t.Errorf("tenant met after the gap, its own push: %d %v, want 700", o, ok)
+	}
+	complete = false
+	if _, ok := l.KnownSeq(known); ok {
+		t.Error("KnownSeq while incomplete")
+	}
+	if _, ok := l.OldestSince(known, l.Seq(known)); ok {
+		t.Error("OldestSince while incomplete")
+	}
+}

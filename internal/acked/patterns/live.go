@@ -115,6 +115,23 @@ func (l *Live[T]) Forget(t T) {
 	l.forgetLocked(tn)
 }
 
+// ForgetAll forgets every tenant the miner holds (Forget): pushes may
+// have been acknowledged without it being told (package peers). A tenant
+// met later is mined live only for ranges the stream index covers.
+func (l *Live[T]) ForgetAll() {
+	l.mu.Lock()
+	tenants := make([]*liveTenant, 0, len(l.tenants))
+	for _, tn := range l.tenants {
+		tenants = append(tenants, tn)
+	}
+	l.mu.Unlock()
+	for _, tn := range tenants {
+		tn.mu.Lock()
+		l.forgetLocked(tn)
+		tn.mu.Unlock()
+	}
+}
+
 // forgetLocked empties a tenant's miner, which answers nothing from then
 // on: what it would hold is of no use, and its streams free room for
 // other tenants.

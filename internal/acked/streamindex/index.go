@@ -64,6 +64,11 @@ type Config struct {
 	MaxLines int
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Complete, when set, reports whether the index was told of every
+	// push acknowledged so far by any writer (replicas that together are
+	// the only writers, package peers); while it was not, nothing is
+	// answered from memory. Nil: always.
+	Complete func() bool
 }
 
 // Index is the in-memory stream index.
@@ -207,6 +212,23 @@ func (ix *Index) Forget(t tenant.ID) {
 	tn.linesFrom, tn.restored = ix.cfg.Now().UnixNano(), math.MinInt64
 }
 
+// ForgetAll forgets every tenant (Forget): pushes of any tenant may have
+// been acknowledged without the index being told (package peers). A
+// tenant met later reads its horizon from the storage as any new one.
+func (ix *Index) ForgetAll() {
+	ix.mu.RLock()
+	tenants := make([]tenant.ID, 0, len(ix.tenants))
+	for t := range ix.tenants {
+		tenants = append(tenants, t)
+	}
+	ix.mu.RUnlock()
+	for _, t := range tenants {
+		ix.Forget(t)
+	}
+}
+
+func (ix *Index) complete() bool { return ix.cfg.Complete == nil || ix.cfg.Complete() }
+
 func (ix *Index) tenantLocked(t tenant.ID) *tenantIndex {
 	tn := ix.tenants[t]
 	if tn == nil {
@@ -226,7 +248,7 @@ func (ix *Index) Newest(t tenant.ID, key string) (int64, bool) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	tn := ix.tenants[t]
-	if tn == nil || !tn.known || tn.full {
+	if tn == nil || !tn.known || tn.full || !ix.complete() {
 		return 0, false
 	}
 	newest := tn.horizon
@@ -335,6 +357,9 @@ func contribute(ls lokidata.Labels, name string, add func(string)) {
 // horizon returns the tenant's horizon, reading it from the storage the
 // first time.
 func (ix *Index) horizon(ctx context.Context, t tenant.ID) (int64, bool, error) {
+	if !ix.complete() {
+		return 0, false, nil
+	}
 	if h, known := ix.readHorizon(t); known {
 		return h, true, nil
 	}

@@ -63,6 +63,9 @@ type Deps struct {
 	// Ruler serves Loki's ruler API from a rule store (nil: the YAML
 	// routes are absent and the Prometheus ones list no rule groups).
 	Ruler *Ruler
+	// Peers serves the other replicas' requests under /vloki/peers/ (nil:
+	// no replicas, package peers).
+	Peers http.Handler
 }
 
 // Server is the HTTP API.
@@ -182,6 +185,9 @@ func (s *Server) Handler() http.Handler {
 		mux.Handle(r.pattern, s.instrument(r.name, r.h))
 	}
 	mux.Handle("/metrics", s.d.Metrics.Handler())
+	if s.d.Peers != nil {
+		mux.Handle("/vloki/peers/", s.d.Peers)
+	}
 	mux.Handle("/", s.instrument("not_found", func(w http.ResponseWriter, r *http.Request) {
 		writeText(w, http.StatusNotFound, "404 page not found\n")
 	}))

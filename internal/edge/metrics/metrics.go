@@ -155,6 +155,23 @@ func (m *Metrics) RegisterStreamIndex(streams, lines func() int, metricAnswers f
 			func() float64 { return float64(metricAnswers()) }))
 }
 
+// RegisterPeers exposes the replicas that together are the only writers
+// (package peers): whether this one holds every other's lease, and how
+// often it started over after pushes it was not told of.
+func (m *Metrics) RegisterPeers(trusted func() bool, gaps func() int64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "vloki_sole_writer_peers_trusted", Help: "1 while this replica holds every other sole-writer replica's lease (it knows every push)."},
+		func() float64 {
+			if trusted() {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "vloki_sole_writer_peers_gaps_total", Help: "Times this replica started over because another acknowledged pushes it may not have been told of."},
+			func() float64 { return float64(gaps()) }))
+}
+
 // RegisterRecentLogs exposes the store of log queries' frozen spans.
 func (m *Metrics) RegisterRecentLogs(usage func() (bytes, spans, hits int64)) {
 	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{

@@ -58,8 +58,10 @@ type Config struct {
 	// acknowledged push; it is read with the generation and passed on
 	// (AckSeqFrom), so steps computed for the request are known to hold
 	// every push up to it. It also lets label names and values over
-	// recent days be cached until the tenant's next push.
-	AckSeq func(tenant.ID) uint64
+	// recent days be cached until the tenant's next push. ok is false
+	// while the number may miss pushes (replicas out of touch, package
+	// peers): the request then keeps and reuses nothing by push numbers.
+	AckSeq func(tenant.ID) (seq uint64, ok bool)
 	// LastAck, when set, is the tenant's last acknowledged push (the
 	// ledger's, acks.Ledger.LastAck): a request does not join an execution
 	// that started before it.
@@ -112,6 +114,8 @@ type Frontend struct {
 
 	mu          sync.Mutex
 	generations map[tenant.ID]uint64
+	// epoch moves every tenant's own generation on at once (InvalidateAll).
+	epoch uint64
 }
 
 // Stats count what the frontend did, for /metrics.
@@ -155,6 +159,17 @@ func (f *Frontend) Invalidate(t tenant.ID) {
 	}
 }
 
+// InvalidateAll moves every tenant, known or not, to a new generation of
+// this process's own: pushes of any tenant may have been acknowledged
+// without this process being told (package peers). A shared cache's
+// generations are left alone, as the replica that acknowledged a push
+// moved them on there.
+func (f *Frontend) InvalidateAll() {
+	f.mu.Lock()
+	f.epoch++
+	f.mu.Unlock()
+}
+
 // Generation is the tenant's cache generation: the shared cache's when
 // there is one, else this process's; false when it cannot be read.
 func (f *Frontend) Generation(ctx context.Context, t tenant.ID) (uint64, bool) {
@@ -167,7 +182,7 @@ func (f *Frontend) Generation(ctx context.Context, t tenant.ID) (uint64, bool) {
 func (f *Frontend) generation(t tenant.ID) uint64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.generations[t]
+	return f.epoch<<32 + f.generations[t]
 }
 
 // ackedSince reports a push of t acknowledged after since.
@@ -254,15 +269,15 @@ func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, Re
 	caching := f.cfg.Cache != nil && !req.NoCache
 	frozen := caching && req.frozenBefore(now.Add(-f.cfg.MaxCacheFreshness))
 	// Until the tenant's next push (vloki the sole writer).
-	untilPush := !frozen && caching && f.cfg.AckSeq != nil && req.settledByPushes(now, f.cfg.Retention)
+	var st ReadState
+	if f.cfg.AckSeq != nil {
+		st.AckSeq, st.AckSeqOK = f.cfg.AckSeq(req.Tenant)
+	}
+	untilPush := !frozen && caching && st.AckSeqOK && req.settledByPushes(now, f.cfg.Retention)
 	if !frozen && !untilPush && (!readsLogAnswers(req.Route) || req.NoCache) {
 		return "", false, ReadState{}
 	}
-	var st ReadState
 	st.Generation, st.GenerationOK = f.Generation(ctx, req.Tenant)
-	if f.cfg.AckSeq != nil {
-		st.AckSeq, st.AckSeqOK = f.cfg.AckSeq(req.Tenant), true
-	}
 	key := req.key(st.Generation)
 	if untilPush {
 		key += "\x00ack:" + f.boot + ":" + strconv.FormatUint(st.AckSeq, 10)

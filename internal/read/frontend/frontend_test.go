@@ -223,7 +223,7 @@ func TestLabelsAreFrozenAfterTheirDay(t *testing.T) {
 func TestRecentLabelsLastUntilTheTenantsNextPush(t *testing.T) {
 	var seq [3]atomic.Uint64
 	f, h := newTest(false), &countingHandler{}
-	f.cfg.AckSeq = func(t tenant.ID) uint64 { return seq[t.AccountID].Load() }
+	f.cfg.AckSeq = func(t tenant.ID) (uint64, bool) { return seq[t.AccountID].Load(), true }
 	ask := func(tn uint32, start time.Time) string {
 		_, body := serve(f, h.serve, "labels", tn, "start="+strconv.FormatInt(start.UnixNano(), 10)+"&end="+strconv.FormatInt(now.UnixNano(), 10))
 		return body
@@ -282,7 +282,7 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 		t.Fatalf("a range reaching the day before shared the answer: %q", body)
 	}
 	// Until the next push (sole writer): the same, over today.
-	f.cfg.AckSeq = func(tenant.ID) uint64 { return 7 }
+	f.cfg.AckSeq = func(tenant.ID) (uint64, bool) { return 7, true }
 	ask("start=" + at(-time.Hour) + "&end=" + at(0))
 	if body := ask("start=" + at(-30*time.Minute) + "&end=" + at(time.Minute)); body != "tenant 1 run 3" {
 		t.Fatalf("today, another range: %q", body)

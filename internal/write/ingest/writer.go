@@ -9,6 +9,7 @@ import (
 	"github.com/vloki/vloki/internal/acked/acks"
 	"github.com/vloki/vloki/internal/edge/limits"
 	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/storage/backend"
 	"github.com/vloki/vloki/internal/write/dedup"
 	"github.com/vloki/vloki/internal/write/push"
@@ -34,10 +35,20 @@ type Writer struct {
 	// wait, the frontend, the live tails and the stream index learn of
 	// pushes there.
 	Acks *acks.Ledger
+	// Peers, when set, are the other vloki replicas that with this one
+	// are the only writers (package peers): told of every push once the
+	// ledger has it, before the client is answered.
+	Peers Peers
 
 	// closing is held for reading by every write; Drain takes it whole.
 	closing sync.RWMutex
 	closed  bool
+}
+
+// Peers are told of the pushes this replica wrote.
+type Peers interface {
+	Acked(tenant.ID, []lokidata.Stream)
+	Failed(tenant.ID)
 }
 
 // ErrClosed answers pushes that arrive once the writer was drained.
@@ -97,8 +108,14 @@ func (w *Writer) Write(ctx context.Context, t tenant.ID, req *push.Request, now 
 	}
 	if err := w.Backend.PushLoki(ctx, t, body); err != nil {
 		w.Acks.Failed(t)
+		if w.Peers != nil {
+			w.Peers.Failed(t)
+		}
 		return err
 	}
 	w.Acks.Acked(t, streams)
+	if w.Peers != nil {
+		w.Peers.Acked(t, streams)
+	}
 	return nil
 }
