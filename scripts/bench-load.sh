@@ -28,6 +28,11 @@
 # its step, with windows the step does not ask); BENCH_TWINS (1; 0 leaves
 # out the targets that answer only twinned queries: vloki-twinq and
 # victorialogs);
+# BENCH_PAIR (0; 1 adds a second victoria-logs nobody else writes into,
+# seeded through two vloki replicas that together are its only writers,
+# -backend.sole-writer-peers, asked in turn as target vloki-pair; beside
+# them two replicas in the default configuration on the same
+# victoria-logs, vloki-pair-off);
 # BENCH_ROUNDS (1): the whole run repeated, into $BENCH_OUT[/<mode>]/round-<n>/,
 # so targets measured one after another take turns (a before/after
 # comparison reads the median of the rounds).
@@ -84,6 +89,26 @@ targets+=(-target "vloki-ext-warm=http://127.0.0.1:$p_extw,pid=$pid_extw+$vl_pid
 # fair "÷ VictoriaLogs" (seeded through the vloki target above).
 if [[ ${BENCH_TWINS:-1} != 0 ]]; then
   targets=("${targets[@]:0:2}" -target "vloki-twinq=http://127.0.0.1:$p_emb,twinqueries,pid=$pid_emb" "${targets[@]:2}")
+fi
+if [[ ${BENCH_PAIR:-0} == 1 ]]; then
+  vl2_port=$(free_port)
+  "$vlbin" -httpListenAddr=127.0.0.1:$vl2_port -storageDataPath="$work/vl2" -retentionPeriod=100y \
+    -loggerLevel=ERROR -loki.disableMessageParsing >"$work/vl2.log" 2>&1 &
+  pids+=($!); vl2_pid=$!
+  wait_ready "http://127.0.0.1:$vl2_port/health"
+  vl2=(-backend.url="http://127.0.0.1:$vl2_port")
+  p_pa=$(free_port); p_pb=$(free_port)
+  peers="http://127.0.0.1:$p_pa,http://127.0.0.1:$p_pb"
+  start_vloki vloki-pair-a "$p_pa" "${vl2[@]}" -backend.sole-writer=on -backend.sole-writer-peers="$peers" -backend.sole-writer-self="http://127.0.0.1:$p_pa"
+  pid_pa=${pids[-1]}
+  start_vloki vloki-pair-b "$p_pb" "${vl2[@]}" -backend.sole-writer=on -backend.sole-writer-peers="$peers" -backend.sole-writer-self="http://127.0.0.1:$p_pb"
+  pid_pb=${pids[-1]}
+  p_oa=$(free_port); start_vloki vloki-pair-off-a "$p_oa" "${vl2[@]}"; pid_oa=${pids[-1]}
+  p_ob=$(free_port); start_vloki vloki-pair-off-b "$p_ob" "${vl2[@]}"; pid_ob=${pids[-1]}
+  pair="vloki-pair=http://127.0.0.1:$p_pa|http://127.0.0.1:$p_pb"
+  seed_targets+=(-target "$pair")
+  targets+=(-target "$pair,pid=$pid_pa+$pid_pb+$vl2_pid"
+    -target "vloki-pair-off=http://127.0.0.1:$p_oa|http://127.0.0.1:$p_ob,pid=$pid_oa+$pid_ob+$vl2_pid")
 fi
 loki_bin=$cache/loki-v3.7.8/loki
 if [[ ${BENCH_LOKI:-1} == build ]]; then loki_bin=$(scripts/loki-build.sh); fi

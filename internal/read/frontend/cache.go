@@ -23,6 +23,11 @@ type Cache interface {
 	Generation(ctx context.Context, tenant string) (uint64, bool)
 	// Invalidate moves the tenant to a new generation.
 	Invalidate(ctx context.Context, tenant string)
+	// InvalidateAll moves every tenant, known or not, to a new generation
+	// of this process's own: pushes may have been acknowledged without it
+	// being told (package peers). Shared generations need no move: the
+	// replica that acknowledged a push moved them.
+	InvalidateAll()
 }
 
 // tenantKey names a tenant in a cache.
@@ -39,6 +44,8 @@ type Memory struct {
 
 	mu          sync.Mutex
 	generations map[string]uint64
+	// epoch moves every tenant's generation on at once (InvalidateAll).
+	epoch uint64
 }
 
 // NewMemory returns a cache holding at most maxBytes; one answer may take
@@ -59,7 +66,14 @@ func NewMemory(maxBytes int64) *Memory {
 func (m *Memory) Generation(_ context.Context, tenant string) (uint64, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.generations[tenant], true
+	return m.epoch<<32 + m.generations[tenant], true
+}
+
+// InvalidateAll moves every tenant to a new generation.
+func (m *Memory) InvalidateAll() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.epoch++
 }
 
 // Invalidate moves the tenant to a new generation; its old answers age out.

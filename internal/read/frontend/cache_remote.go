@@ -122,6 +122,10 @@ func (r *Remote) Generation(ctx context.Context, tenant string) (uint64, bool) {
 	return g, err == nil
 }
 
+// InvalidateAll leaves the shared generations alone: each push moved its
+// tenant's on when the replica that acknowledged it was told.
+func (r *Remote) InvalidateAll() {}
+
 // Invalidate bumps the tenant's generation for every replica.
 func (r *Remote) Invalidate(ctx context.Context, tenant string) {
 	key := generationKey(tenant)

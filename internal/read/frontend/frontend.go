@@ -168,6 +168,9 @@ func (f *Frontend) InvalidateAll() {
 	f.mu.Lock()
 	f.epoch++
 	f.mu.Unlock()
+	if f.cfg.Cache != nil {
+		f.cfg.Cache.InvalidateAll()
+	}
 }
 
 // Generation is the tenant's cache generation: the shared cache's when
@@ -271,7 +274,12 @@ func (f *Frontend) cacheKey(ctx context.Context, req *Request) (string, bool, Re
 	// Until the tenant's next push (vloki the sole writer).
 	var st ReadState
 	if f.cfg.AckSeq != nil {
-		st.AckSeq, st.AckSeqOK = f.cfg.AckSeq(req.Tenant)
+		if st.AckSeq, st.AckSeqOK = f.cfg.AckSeq(req.Tenant); !st.AckSeqOK {
+			// Pushes may have been acknowledged without this process
+			// being told (package peers): not even a late push's
+			// generation can be trusted, so nothing is kept or reused.
+			return "", false, ReadState{}
+		}
 	}
 	untilPush := !frozen && caching && st.AckSeqOK && req.settledByPushes(now, f.cfg.Retention)
 	if !frozen && !untilPush && (!readsLogAnswers(req.Route) || req.NoCache) {

@@ -293,6 +293,55 @@ func TestLabelsAreKeyedByTheirDays(t *testing.T) {
 	}
 }
 
+// TestNothingCachedWhilePushNumbersAreUnknown: a replica that may have
+// missed pushes of another (package peers) serves no answer from its
+// cache, not even a frozen one, and stores none.
+func TestNothingCachedWhilePushNumbersAreUnknown(t *testing.T) {
+	f := New(Config{MaxCacheFreshness: 10 * time.Minute, Cache: NewMemory(1 << 20)})
+	f.now, f.admitFirst = func() time.Time { return now }, true
+	known := true
+	f.cfg.AckSeq = func(tenant.ID) (uint64, bool) { return 7, known }
+	var runs atomic.Int32
+	h := func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintf(w, "run %d", runs.Add(1)) }
+	old := now.Add(-time.Hour)
+	ask(f, h, 1, old)
+	if _, body := ask(f, h, 1, old); body != "run 1" {
+		t.Fatalf("known: %q, want the cached run 1", body)
+	}
+	known = false
+	for _, want := range []string{"run 2", "run 3"} {
+		if _, body := ask(f, h, 1, old); body != want {
+			t.Fatalf("unknown: %q, want %q", body, want)
+		}
+	}
+}
+
+// TestInvalidateAll: after InvalidateAll no answer cached before is
+// served, for a tenant known to the cache or not; with no results cache
+// the frontend's own generations move too.
+func TestInvalidateAll(t *testing.T) {
+	for _, cache := range []Cache{NewMemory(1 << 20), nil} {
+		f := New(Config{MaxCacheFreshness: 10 * time.Minute, Cache: cache})
+		f.now, f.admitFirst = func() time.Time { return now }, true
+		before, _ := f.Generation(context.Background(), tenant.ID{AccountID: 9})
+		f.InvalidateAll()
+		if after, _ := f.Generation(context.Background(), tenant.ID{AccountID: 9}); after == before {
+			t.Fatalf("cache %T: an unseen tenant kept generation %d", cache, after)
+		}
+		if cache == nil {
+			continue
+		}
+		var runs atomic.Int32
+		h := func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintf(w, "run %d", runs.Add(1)) }
+		old := now.Add(-time.Hour)
+		ask(f, h, 1, old)
+		f.InvalidateAll()
+		if _, body := ask(f, h, 1, old); body != "run 2" {
+			t.Fatalf("after InvalidateAll: %q, want run 2", body)
+		}
+	}
+}
+
 // TestAnswersAreCachedTheSecondTimeAsked: a window asked once (as windows
 // that move with each refresh are) is not stored; asked again, it is:
 // with answers gzipped for clients (Loki's compress_responses) as its

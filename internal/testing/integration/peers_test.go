@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -30,8 +31,10 @@ func TestSoleWriterReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(proc.Stop)
-	var unreachable atomic.Bool // b refuses the deliveries of a's pushes
-	a, b := soleWriterReplicas(t, proc.URL, &unreachable)
+	// unreachable: b refuses the deliveries of a's pushes; partitioned: a
+	// refuses b's lease requests too.
+	var unreachable, partitioned atomic.Bool
+	a, b := soleWriterReplicas(t, proc.URL, &unreachable, &partitioned)
 	waitTrusted(t, a, b)
 
 	const tenant = "peers"
@@ -88,12 +91,34 @@ func TestSoleWriterReplicas(t *testing.T) {
 	}
 	same("once b trusts again", now.Add(4*time.Minute))
 	same("the window a step later", now.Add(5*time.Minute))
+
+	// Cut off both ways, b cannot renew its lease: it answers without
+	// its cache, even a frozen range, until it has started over.
+	frozen := url.Values{"query": {`{app="peer"}`}, "start": {ns(now.Add(-70 * time.Minute))}, "end": {ns(now.Add(-45 * time.Minute))}}
+	for range 3 { // stored the second time asked, served the third
+		b.get(t, "/loki/api/v1/query_range", tenant, frozen, nil)
+	}
+	if hits := metricValue(t, b, "vloki_results_cache_hits_total"); hits < 1 {
+		t.Fatalf("b's frozen answer was not cached (%v hits): nothing to check", hits)
+	}
+	partitioned.Store(true)
+	unreachable.Store(true)
+	a.pushJSON(t, tenant, jsonPush(map[string]string{"app": "peer", "pod": "p1"}, entry{ns(now.Add(-55 * time.Minute)), "cut off"}))
+	if got := b.get(t, "/loki/api/v1/query_range", tenant, frozen, nil); !strings.Contains(string(got.body), "cut off") {
+		t.Fatalf("b, cut off, served a frozen answer without a's push: %s", got.body)
+	}
+	partitioned.Store(false)
+	unreachable.Store(false)
+	waitTrusted(t, a, b)
+	if got := b.get(t, "/loki/api/v1/query_range", tenant, frozen, nil); !strings.Contains(string(got.body), "cut off") {
+		t.Fatalf("b, trusting again, hid a's push: %s", got.body)
+	}
 }
 
 // soleWriterReplicas starts two vloki replicas on vlURL that name each
 // other as -backend.sole-writer-peers; b refuses deliveries while
-// unreachable is set.
-func soleWriterReplicas(t *testing.T, vlURL string, unreachable *atomic.Bool) (a, b target) {
+// unreachable is set, a lease requests while partitioned is.
+func soleWriterReplicas(t *testing.T, vlURL string, unreachable, partitioned *atomic.Bool) (a, b target) {
 	t.Helper()
 	srvs := []*httptest.Server{httptest.NewUnstartedServer(nil), httptest.NewUnstartedServer(nil)}
 	urls := []string{"http://" + srvs[0].Listener.Addr().String(), "http://" + srvs[1].Listener.Addr().String()}
@@ -117,8 +142,10 @@ func soleWriterReplicas(t *testing.T, vlURL string, unreachable *atomic.Bool) (a
 			t.Fatal(err)
 		}
 		h := app.Handler()
-		if i == 1 {
-			h = refusingDeliveries(h, unreachable)
+		if i == 0 {
+			h = refusing(h, partitioned, "/vloki/peers/lease")
+		} else {
+			h = refusing(h, unreachable, "/vloki/peers/push", "/vloki/peers/failed")
 		}
 		srv.Config.Handler = h
 		srv.Listener = onewrite.Install(srv.Config, srv.Listener)
@@ -129,9 +156,10 @@ func soleWriterReplicas(t *testing.T, vlURL string, unreachable *atomic.Bool) (a
 	return out[0], out[1]
 }
 
-func refusingDeliveries(h http.Handler, refuse *atomic.Bool) http.Handler {
+// refusing answers 503 to requests for paths while refuse is set.
+func refusing(h http.Handler, refuse *atomic.Bool, paths ...string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if refuse.Load() && (r.URL.Path == "/vloki/peers/push" || r.URL.Path == "/vloki/peers/failed") {
+		if refuse.Load() && slices.Contains(paths, r.URL.Path) {
 			http.Error(w, "unreachable", http.StatusServiceUnavailable)
 			return
 		}
