@@ -32,7 +32,8 @@
 # seeded through two vloki replicas that together are its only writers,
 # -backend.sole-writer-peers, asked in turn as target vloki-pair; beside
 # them two replicas in the default configuration on the same
-# victoria-logs, vloki-pair-off);
+# victoria-logs, vloki-pair-off; with BENCH_AGENT_RATE a second agent
+# pushes its lines through the pair, in turn);
 # BENCH_ROUNDS (1): the whole run repeated, into $BENCH_OUT[/<mode>]/round-<n>/,
 # so targets measured one after another take turns (a before/after
 # comparison reads the median of the rounds).
@@ -134,6 +135,15 @@ if (( ${BENCH_AGENT_RATE:-100} > 0 )); then
   for _ in $(seq 600); do grep -q "writing live" "$work/agent.log" && break; kill -0 "${pids[-1]}" || break; sleep 0.5; done
   grep -q "writing live" "$work/agent.log" || { cat "$work/agent.log" >&2; exit 1; }
   echo "agent writing ${BENCH_AGENT_RATE:-100} lines/s into the external VictoriaLogs" >&2
+fi
+if [[ ${BENCH_PAIR:-0} == 1 ]] && (( ${BENCH_AGENT_RATE:-100} > 0 )); then
+  # The same agent's lines through the pair, which then sees every write.
+  "$work/vloki-bench" agent -loki "http://127.0.0.1:$p_pa|http://127.0.0.1:$p_pb" -rate "${BENCH_AGENT_RATE:-100}" \
+    -history "${BENCH_AGENT_HISTORY:-1h}" 2>"$work/agent-pair.log" &
+  pids+=($!)
+  for _ in $(seq 600); do grep -q "writing live" "$work/agent-pair.log" && break; kill -0 "${pids[-1]}" || break; sleep 0.5; done
+  grep -q "writing live" "$work/agent-pair.log" || { cat "$work/agent-pair.log" >&2; exit 1; }
+  echo "agent writing ${BENCH_AGENT_RATE:-100} lines/s through the pair" >&2
 fi
 rate=()
 [[ -n ${BENCH_RATE:-} ]] && rate=(-rate "$BENCH_RATE")

@@ -350,14 +350,19 @@ func agent(ctx context.Context, args []string) error {
 	u := fs.String("url", "", "VictoriaLogs base URL, written through its own /insert/jsonline")
 	rate := fs.Int("rate", 100, "lines a second")
 	history := fs.Duration("history", 0, "first write the lines of this much past at -rate, as an agent that ran before")
+	loki := fs.String("loki", "", "push through these vloki URLs' Loki push API in turn instead (URL[|URL…])")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *u == "" || *rate <= 0 {
-		return fmt.Errorf("agent takes -url and a positive -rate")
+	if *u == "" && *loki == "" || *rate <= 0 {
+		return fmt.Errorf("agent takes -url or -loki and a positive -rate")
 	}
-	live := func(n int64) { fmt.Fprintf(os.Stderr, "agent wrote %d history lines; writing live\n", n) }
-	n, err := bench.Agent(ctx, bench.AgentConfig{URL: *u, Rate: *rate, History: *history, Live: live})
+	cfg := bench.AgentConfig{URL: *u, Rate: *rate, History: *history}
+	cfg.Live = func(n int64) { fmt.Fprintf(os.Stderr, "agent wrote %d history lines; writing live\n", n) }
+	if *loki != "" {
+		cfg.Loki, *u = strings.Split(*loki, "|"), *loki
+	}
+	n, err := bench.Agent(ctx, cfg)
 	fmt.Fprintf(os.Stderr, "agent wrote %d lines into %s\n", n, *u)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"time"
 )
 
@@ -28,6 +29,10 @@ type AgentConfig struct {
 	// Live, when set, is called once the history is written, before the
 	// first live line.
 	Live func(history int64)
+	// Loki, when set, makes the agent push through these vloki replicas'
+	// Loki push API in turn instead (vloki replicas that together are the
+	// only writers see every line).
+	Loki []string
 }
 
 // historyBatch is how many history lines one post carries.
@@ -35,6 +40,15 @@ const historyBatch = 20_000
 
 // agentTick is how often the agent posts a batch.
 const agentTick = 100 * time.Millisecond
+
+// post writes a batch where cfg says: batch number n through the Loki
+// URLs in turn.
+func (cfg AgentConfig) post(ctx context.Context, n int, rows []agentRow) error {
+	if len(cfg.Loki) == 0 {
+		return postJSONLines(ctx, cfg.URL, jsonLines(rows))
+	}
+	return postLoki(ctx, cfg.Loki[n%len(cfg.Loki)], rows)
+}
 
 // Agent writes until ctx ends and returns how many lines VictoriaLogs
 // accepted; it stops at the first write VictoriaLogs refuses.
@@ -50,14 +64,14 @@ func Agent(ctx context.Context, cfg AgentConfig) (int64, error) {
 	}
 	t := time.NewTicker(agentTick)
 	defer t.Stop()
-	for {
+	for batch := 0; ; batch++ {
 		select {
 		case <-ctx.Done():
 			return written, nil
 		case now := <-t.C:
 			// A batch is finished even when ctx ends meanwhile, so the
 			// count is what VictoriaLogs holds.
-			if err := postJSONLines(context.WithoutCancel(ctx), cfg.URL, agentBatch(r, perTick, now.Add(-agentTick), agentTick)); err != nil {
+			if err := cfg.post(context.WithoutCancel(ctx), batch, agentBatch(r, perTick, now.Add(-agentTick), agentTick)); err != nil {
 				return written, err
 			}
 			written += int64(perTick)
@@ -75,13 +89,13 @@ func backfill(ctx context.Context, cfg AgentConfig, r *rand.Rand) (int64, error)
 	end := time.Now()
 	per := cfg.History / time.Duration(total)
 	var written int64
-	for written < total {
+	for batch := 0; written < total; batch++ {
 		if err := ctx.Err(); err != nil {
 			return written, nil
 		}
 		n := min(total-written, historyBatch)
 		from := end.Add(-cfg.History + time.Duration(written)*per)
-		if err := postJSONLines(ctx, cfg.URL, agentBatch(r, int(n), from, time.Duration(n)*per)); err != nil {
+		if err := cfg.post(ctx, batch, agentBatch(r, int(n), from, time.Duration(n)*per)); err != nil {
 			return written, err
 		}
 		written += n
@@ -89,31 +103,83 @@ func backfill(ctx context.Context, cfg AgentConfig, r *rand.Rand) (int64, error)
 	return written, nil
 }
 
-// agentBatch is n JSON lines of random services and levels, the labels as
-// vloki stores them (stream fields), timestamps spread evenly over
-// [from, from+span).
-func agentBatch(r *rand.Rand, n int, from time.Time, span time.Duration) []byte {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for i := range n {
+// agentRow is one line the agent writes, with its stream's labels.
+type agentRow struct {
+	at                            time.Time
+	msg                           string
+	app, namespace, region, level string
+}
+
+// agentBatch is n lines of random services and levels, timestamps spread
+// evenly over [from, from+span).
+func agentBatch(r *rand.Rand, n int, from time.Time, span time.Duration) []agentRow {
+	rows := make([]agentRow, n)
+	for i := range rows {
 		s := services[r.IntN(len(services))]
 		lv := levels[r.IntN(len(levels))].name
-		ts := from.Add(time.Duration(i) * span / time.Duration(n))
-		_ = enc.Encode(map[string]string{"_time": ts.UTC().Format(time.RFC3339Nano), "_msg": s.line(r, lv),
-			"app": s.app, "namespace": s.namespace, "env": "prod", "region": s.region, "level": lv})
+		rows[i] = agentRow{at: from.Add(time.Duration(i) * span / time.Duration(n)), msg: s.line(r, lv),
+			app: s.app, namespace: s.namespace, region: s.region, level: lv}
+	}
+	return rows
+}
+
+func (a agentRow) labels() map[string]string {
+	return map[string]string{"app": a.app, "namespace": a.namespace, "env": "prod", "region": a.region, "level": a.level}
+}
+
+// jsonLines is rows as VictoriaLogs' JSON lines, the labels as vloki
+// stores them (stream fields).
+func jsonLines(rows []agentRow) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for _, row := range rows {
+		m := row.labels()
+		m["_time"], m["_msg"] = row.at.UTC().Format(time.RFC3339Nano), row.msg
+		_ = enc.Encode(m)
 	}
 	return b.Bytes()
+}
+
+// postLoki pushes rows through vloki's Loki push API (JSON), a stream per
+// label set.
+func postLoki(ctx context.Context, base string, rows []agentRow) error {
+	type stream struct {
+		Stream map[string]string `json:"stream"`
+		Values [][2]string       `json:"values"`
+	}
+	var streams []*stream
+	at := map[agentRow]*stream{}
+	for _, row := range rows {
+		key := agentRow{app: row.app, namespace: row.namespace, region: row.region, level: row.level}
+		s := at[key]
+		if s == nil {
+			s = &stream{Stream: row.labels()}
+			at[key], streams = s, append(streams, s)
+		}
+		s.Values = append(s.Values, [2]string{strconv.FormatInt(row.at.UnixNano(), 10), row.msg})
+	}
+	body, err := json.Marshal(map[string]any{"streams": streams})
+	if err != nil {
+		return err
+	}
+	return post(ctx, base+"/loki/api/v1/push", "application/json", body)
 }
 
 // postJSONLines posts rows to VictoriaLogs' /insert/jsonline (tenant 0:0,
 // where vloki keeps its default tenant).
 func postJSONLines(ctx context.Context, base string, body []byte) error {
-	u := base + "/insert/jsonline?_stream_fields=app,namespace,env,region,level&_msg_field=_msg&_time_field=_time"
+	return post(ctx, base+"/insert/jsonline?_stream_fields=app,namespace,env,region,level&_msg_field=_msg&_time_field=_time", "", body)
+}
+
+func post(ctx context.Context, u, contentType string, body []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
 		return err
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -122,7 +188,7 @@ func postJSONLines(ctx context.Context, base string, body []byte) error {
 	defer resp.Body.Close()
 	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("VictoriaLogs insert: %s: %s", resp.Status, msg)
+		return fmt.Errorf("insert into %s: %s: %s", u, resp.Status, msg)
 	}
 	return nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -93,5 +95,47 @@ func TestAgentHistory(t *testing.T) {
 		if got, _ := strconv.Atoi(row.N); err != nil || got < 2990 || got > 3010 {
 			t.Fatalf("minute %d before the start holds %q lines: %v", m+1, row.N, err)
 		}
+	}
+}
+
+// TestAgentPushesThroughLoki: with Loki URLs the agent pushes Loki JSON
+// through them in turn, every line it counted in a stream of its labels.
+func TestAgentPushesThroughLoki(t *testing.T) {
+	var mu sync.Mutex
+	got := map[string]int{}
+	recv := func(name string) *httptest.Server {
+		return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			var body struct {
+				Streams []struct {
+					Stream map[string]string `json:"stream"`
+					Values [][2]string       `json:"values"`
+				} `json:"streams"`
+			}
+			if r.URL.Path != "/loki/api/v1/push" || r.Header.Get("Content-Type") != "application/json" || json.NewDecoder(r.Body).Decode(&body) != nil {
+				http.Error(w, "bad push", http.StatusBadRequest)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for _, s := range body.Streams {
+				if s.Stream["env"] != "prod" || s.Stream["app"] == "" {
+					http.Error(w, "bad labels", http.StatusBadRequest)
+					return
+				}
+				got[name] += len(s.Values)
+			}
+			w.WriteHeader(http.StatusNoContent)
+		}))
+	}
+	a, b := recv("a"), recv("b")
+	defer a.Close()
+	defer b.Close()
+	ctx, stop := context.WithTimeout(context.Background(), 700*time.Millisecond)
+	defer stop()
+	n, err := Agent(ctx, AgentConfig{Loki: []string{a.URL, b.URL}, Rate: 200})
+	mu.Lock()
+	defer mu.Unlock()
+	if err != nil || n < 80 || got["a"] == 0 || got["b"] == 0 || int64(got["a"]+got["b"]) != n {
+		t.Fatalf("counted %d lines (%v); a received %d, b %d", n, err, got["a"], got["b"])
 	}
 }
