@@ -491,8 +491,8 @@ func startPeers(group *peers.Group, w *ingest.Writer, c *backend.Client, ledger 
 	}
 	w.Peers = group
 	group.Start(peers.Local{
-		Acked: func(ctx context.Context, t tenant.ID, pushed []lokidata.Stream) {
-			ledger.Writing(ctx, t, pushed)
+		Acked: func(_ context.Context, t tenant.ID, pushed []lokidata.Stream) {
+			streams.Mark(t, pushed) // no horizon read: the rows are stored
 			ledger.PeerAcked(t, pushed)
 		},
 		Failed: ledger.Failed,

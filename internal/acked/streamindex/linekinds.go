@@ -78,6 +78,13 @@ func marksOf(s lokidata.Stream) *marks {
 // horizon (Prepare) and marks the kinds of its lines.
 func (ix *Index) Writing(ctx context.Context, t tenant.ID, streams []lokidata.Stream) {
 	ix.Prepare(ctx, t)
+	ix.Mark(t, streams)
+}
+
+// Mark marks the kinds of the lines of a push (one another replica
+// wrote, package peers: its rows are stored already, so no horizon is
+// read for it).
+func (ix *Index) Mark(t tenant.ID, streams []lokidata.Stream) {
 	var found []*marks
 	for _, s := range streams {
 		if m := marksOf(s); m != nil {
