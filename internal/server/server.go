@@ -174,7 +174,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 		m.RegisterPeers(group.Trusted, group.Gaps)
 	}
 	eng := engine.New(c, overrides, foreignConfig(cfg))
-	deletes, stopDeletes, err := newDeletes(cfg, c, log, front, streams, livePatterns)
+	deletes, stopDeletes, err := newDeletes(cfg, c, log, deletionEffects(front, streams, livePatterns, group))
 	if err != nil {
 		stopRuntime()
 		return nil, err
@@ -232,11 +232,42 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeAll, streams: streams}, nil
 }
 
+// effects are what a delete request changes in this process and, through
+// peers, in the other replicas: answers when it is taken or cancelled,
+// and what was learnt from pushes once its rows are deleted.
+type effects struct {
+	changed, processed func(tenant.ID)
+}
+
+// localEffects are the delete requests' effects on this process.
+func localEffects(front *frontend.Frontend, streams *streamindex.Index, livePatterns *patterns.Live[tenant.ID]) effects {
+	return effects{changed: front.Invalidate, processed: func(t tenant.ID) {
+		front.Invalidate(t)
+		if streams != nil {
+			streams.Forget(t)
+		}
+		if livePatterns != nil {
+			livePatterns.Forget(t)
+		}
+	}}
+}
+
+// deletionEffects are the local effects, told to the peers too.
+func deletionEffects(front *frontend.Frontend, streams *streamindex.Index, livePatterns *patterns.Live[tenant.ID], group *peers.Group) effects {
+	local := localEffects(front, streams, livePatterns)
+	if group == nil {
+		return local
+	}
+	return effects{
+		changed:   func(t tenant.ID) { local.changed(t); group.Invalidated(t) },
+		processed: func(t tenant.ID) { local.processed(t); group.Deleted(t) },
+	}
+}
+
 // newDeletes serves Loki's delete API from the requests kept in
 // deletion.dir and, in filter-and-delete mode, deletes their rows from
 // storage once their cancel period has passed (stop ends that).
-func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *frontend.Frontend, streams *streamindex.Index,
-	livePatterns *patterns.Live[tenant.ID]) (*deletion.Service, func(), error) {
+func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, fx effects) (*deletion.Service, func(), error) {
 	dir := cfg.Deletion.Dir
 	if dir == "" {
 		dir = filepath.Join(cfg.Storage.Path, "deletes")
@@ -245,22 +276,13 @@ func newDeletes(cfg config.Config, c *backend.Client, log *slog.Logger, front *f
 	if err != nil {
 		return nil, nil, err
 	}
-	changed := front.Invalidate
 	svc := &deletion.Service{Store: store, Mode: deletion.Mode(cfg.Deletion.Mode), CancelPeriod: cfg.Deletion.CancelPeriod,
-		MaxInterval: cfg.Deletion.MaxInterval, CanDelete: c.CanDelete, Changed: changed, Now: time.Now}
+		MaxInterval: cfg.Deletion.MaxInterval, CanDelete: c.CanDelete, Changed: fx.changed, Now: time.Now}
 	if svc.Mode != deletion.FilterAndDelete {
 		return svc, func() {}, nil
 	}
 	p := &deletion.Processor{Store: store, Backend: c, Delay: cfg.Deletion.CancelPeriod, Log: log, Now: time.Now,
-		Processed: func(t tenant.ID) {
-			changed(t)
-			if streams != nil {
-				streams.Forget(t)
-			}
-			if livePatterns != nil {
-				livePatterns.Forget(t)
-			}
-		}}
+		Processed: fx.processed}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); p.Run(ctx, processInterval(cfg.Deletion.CancelPeriod)) }()
@@ -489,13 +511,16 @@ func startPeers(group *peers.Group, w *ingest.Writer, c *backend.Client, ledger 
 	if group == nil {
 		return func() {}
 	}
+	deleted := localEffects(front, streams, livePatterns)
 	w.Peers = group
 	group.Start(peers.Local{
 		Acked: func(_ context.Context, t tenant.ID, pushed []lokidata.Stream) {
 			streams.Mark(t, pushed) // no horizon read: the rows are stored
 			ledger.PeerAcked(t, pushed)
 		},
-		Failed: ledger.Failed,
+		Failed:      ledger.Failed,
+		Prepare:     streams.Prepare,
+		Invalidated: deleted.changed, Deleted: deleted.processed,
 		Gap: func(ctx context.Context) error {
 			// Rows the others acknowledged before the gap are searchable
 			// before anything is read again.

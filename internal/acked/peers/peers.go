@@ -7,7 +7,7 @@
 // Deliveries. A replica acknowledges a push to its client only once every
 // other replica was told of it (POST /vloki/peers/push; a failed push is
 // told as well), or once that replica surely stopped trusting what it
-// knows.
+// knows. Delete requests taken, cancelled or processed are told alike.
 //
 // Leases. A replica trusts its knowledge only under a lease from every
 // other: it asks each (POST /vloki/peers/lease) every Lease/4 and holds
@@ -57,7 +57,13 @@ const DefaultLease = 2 * time.Second
 const (
 	peerHeader   = "X-Vloki-Peer"
 	tenantHeader = "X-Vloki-Tenant"
+	// bootHeader tells a replica's processes apart in lease requests.
+	bootHeader = "X-Vloki-Boot"
 )
+
+// maxPrepared bounds the tenants a replica remembers having prepared in
+// another (8 bytes and a map entry each); beyond it, it starts over.
+const maxPrepared = 100_000
 
 // Config configures a replica's part of the group.
 type Config struct {
@@ -82,6 +88,14 @@ type Local struct {
 	// that failed once sent, to this replica's ledger.
 	Acked  func(ctx context.Context, t tenant.ID, streams []lokidata.Stream)
 	Failed func(t tenant.ID)
+	// Prepare is told that another replica is about to write the
+	// tenant's first push since this one met it: it reads what the
+	// storage held before (the stream index's horizon).
+	Prepare func(ctx context.Context, t tenant.ID)
+	// Invalidated and Deleted apply a delete request another replica
+	// took or cancelled (answers change), or whose rows it deleted from
+	// storage (what was learnt from pushes goes too).
+	Invalidated, Deleted func(t tenant.ID)
 	// Gap runs before this replica trusts a replica again after pushes
 	// may have been acknowledged without it being told.
 	Gap func(ctx context.Context) error
@@ -90,6 +104,7 @@ type Local struct {
 // Group is this replica's part of the group.
 type Group struct {
 	cfg    Config
+	boot   string
 	local  atomic.Pointer[Local]
 	base   time.Time
 	margin time.Duration
@@ -121,6 +136,10 @@ type outbound struct {
 	// lease granted under an earlier epoch has surely run out (since
 	// base, ns).
 	lastAnswer, waitUntil int64
+	// prepared are the tenants the peer's process (boot) was told of
+	// before a push was written, since the epoch began.
+	prepared map[tenant.ID]bool
+	boot     string
 }
 
 // inbound is this replica's trust in one peer; only its probe touches it.
@@ -143,8 +162,8 @@ func New(cfg Config) *Group {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	g := &Group{cfg: cfg, base: time.Now(), margin: cfg.Lease/10 + 100*time.Millisecond, out: map[string]*outbound{},
-		stop: make(chan struct{})}
+	g := &Group{cfg: cfg, boot: strconv.FormatUint(randomEpoch(), 36), base: time.Now(), margin: cfg.Lease/10 + 100*time.Millisecond,
+		out: map[string]*outbound{}, stop: make(chan struct{})}
 	self := normalize(cfg.Self)
 	for _, u := range cfg.Peers {
 		u = normalize(u)
@@ -266,6 +285,7 @@ func (g *Group) post(url string, t tenant.ID, body []byte, want int) ([]byte, er
 	}
 	req.Header.Set(peerHeader, normalize(g.cfg.Self))
 	req.Header.Set(tenantHeader, formatTenant(t))
+	req.Header.Set(bootHeader, g.boot)
 	resp, err := g.cfg.Client.Do(req)
 	if err != nil {
 		return nil, err
@@ -276,6 +296,33 @@ func (g *Group) post(url string, t tenant.ID, body []byte, want int) ([]byte, er
 		err = fmt.Errorf("%s: %d %s", url, resp.StatusCode, bytes.TrimSpace(b))
 	}
 	return b, err
+}
+
+// Writing tells every peer that has not heard of the tenant since it met
+// this replica that a push of it is about to be written, so that it reads
+// what the storage held before (the push's rows are then all it learns).
+// Best effort: a peer not told reads it when first asked, after the rows
+// are stored, and answers fewer ranges from memory.
+func (g *Group) Writing(t tenant.ID) {
+	for _, o := range g.outs {
+		o.mu.Lock()
+		live, epoch, done := o.live, o.epoch, o.prepared[t]
+		o.mu.Unlock()
+		if !live || done {
+			continue
+		}
+		if _, err := g.post(o.url+"/vloki/peers/prepare", t, nil, http.StatusNoContent); err != nil {
+			continue
+		}
+		o.mu.Lock()
+		if o.epoch == epoch {
+			if o.prepared == nil || len(o.prepared) >= maxPrepared {
+				o.prepared = map[tenant.ID]bool{}
+			}
+			o.prepared[t] = true
+		}
+		o.mu.Unlock()
+	}
 }
 
 // Acked delivers a push this replica acknowledged to every peer; it
@@ -293,6 +340,14 @@ func (g *Group) Acked(t tenant.ID, streams []lokidata.Stream) {
 
 // Failed tells every peer of a push that failed once sent, as Acked.
 func (g *Group) Failed(t tenant.ID) { g.deliverAll("/vloki/peers/failed", t, nil) }
+
+// Invalidated tells every peer that the tenant's answers changed (a
+// delete request taken or cancelled), as Acked.
+func (g *Group) Invalidated(t tenant.ID) { g.deliverAll("/vloki/peers/invalidated", t, nil) }
+
+// Deleted tells every peer that rows of the tenant were deleted from
+// storage, as Acked.
+func (g *Group) Deleted(t tenant.ID) { g.deliverAll("/vloki/peers/deleted", t, nil) }
 
 func (g *Group) deliverAll(path string, t tenant.ID, body []byte) {
 	if len(g.outs) == 1 {
@@ -342,13 +397,17 @@ func (g *Group) lose(o *outbound, epoch uint64) {
 	o.epoch++
 	o.live = false
 	o.waitUntil = max(o.waitUntil, o.lastAnswer+int64(g.cfg.Lease+g.margin))
+	o.prepared = nil // the peer starts over
 }
 
 // grant answers a lease request from o's replica: deliveries to it are
 // made from now on.
-func (g *Group) grant(o *outbound) uint64 {
+func (g *Group) grant(o *outbound, boot string) uint64 {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if boot != o.boot {
+		o.boot, o.prepared = boot, nil // a new process knows nothing yet
+	}
 	o.live = true
 	o.lastAnswer = max(o.lastAnswer, g.now())
 	return o.epoch
@@ -363,8 +422,14 @@ func (g *Group) Handler() http.Handler {
 			http.Error(w, "not a peer of this replica", http.StatusForbidden)
 			return
 		}
-		_, _ = io.WriteString(w, strconv.FormatUint(g.grant(o), 10))
+		_, _ = io.WriteString(w, strconv.FormatUint(g.grant(o, r.Header.Get(bootHeader)), 10))
 	})
+	mux.HandleFunc("POST /vloki/peers/prepare", g.told(func(r *http.Request, local *Local, t tenant.ID) error {
+		if local.Prepare != nil {
+			local.Prepare(r.Context(), t)
+		}
+		return nil
+	}))
 	mux.HandleFunc("POST /vloki/peers/push", g.told(func(r *http.Request, local *Local, t tenant.ID) error {
 		var streams []lokidata.Stream
 		if err := gob.NewDecoder(io.LimitReader(r.Body, g.cfg.MaxBodyBytes)).Decode(&streams); err != nil {
@@ -373,10 +438,18 @@ func (g *Group) Handler() http.Handler {
 		local.Acked(r.Context(), t, streams)
 		return nil
 	}))
-	mux.HandleFunc("POST /vloki/peers/failed", g.told(func(_ *http.Request, local *Local, t tenant.ID) error {
-		local.Failed(t)
-		return nil
-	}))
+	for path, apply := range map[string]func(*Local) func(tenant.ID){
+		"/vloki/peers/failed":      func(l *Local) func(tenant.ID) { return l.Failed },
+		"/vloki/peers/invalidated": func(l *Local) func(tenant.ID) { return l.Invalidated },
+		"/vloki/peers/deleted":     func(l *Local) func(tenant.ID) { return l.Deleted },
+	} {
+		mux.HandleFunc("POST "+path, g.told(func(_ *http.Request, local *Local, t tenant.ID) error {
+			if f := apply(local); f != nil {
+				f(t)
+			}
+			return nil
+		}))
+	}
 	return mux
 }
 

@@ -24,8 +24,9 @@ type replica struct {
 	srv  *httptest.Server
 	mu   sync.Mutex
 	told []lokidata.Stream
-	// failed counts failed pushes told; gaps Gap calls.
-	failed, gaps atomic.Int64
+	// failed counts failed pushes told, invalidated and deleted delete
+	// requests' effects; gaps Gap calls.
+	failed, invalidated, deleted, prepared, gaps atomic.Int64
 	// refuse makes the server answer deliveries 503 (out of reach).
 	refuse atomic.Bool
 }
@@ -55,8 +56,11 @@ func pair(t *testing.T) (a, b *replica) {
 				r.told = append(r.told, s...)
 				r.mu.Unlock()
 			},
-			Failed: func(tenant.ID) { r.failed.Add(1) },
-			Gap:    func(context.Context) error { r.gaps.Add(1); return nil },
+			Failed:      func(tenant.ID) { r.failed.Add(1) },
+			Prepare:     func(context.Context, tenant.ID) { r.prepared.Add(1) },
+			Invalidated: func(tenant.ID) { r.invalidated.Add(1) },
+			Deleted:     func(tenant.ID) { r.deleted.Add(1) },
+			Gap:         func(context.Context) error { r.gaps.Add(1); return nil },
 		})
 		t.Cleanup(func() { r.g.Close(); r.srv.Close() })
 	}
@@ -90,17 +94,26 @@ var pushed = []lokidata.Stream{{
 }}
 
 // TestDeliveredBeforeReturn: a push is in the other replica's ledger
-// before Acked returns, exactly as pushed; each met the other once (one
-// gap each, at first contact).
+// before Acked returns, exactly as pushed, and so are failed pushes and
+// delete requests' effects; each met the other once (one gap each, at
+// first contact).
 func TestDeliveredBeforeReturn(t *testing.T) {
 	a, b := pair(t)
+	a.g.Writing(tenant.ID{AccountID: 3})
+	a.g.Writing(tenant.ID{AccountID: 3})
+	if n := b.prepared.Load(); n != 1 {
+		t.Fatalf("b prepared the tenant %d times, want once", n)
+	}
 	a.g.Acked(tenant.ID{AccountID: 3}, pushed)
 	if got := b.streams(); !reflect.DeepEqual(got, pushed) {
 		t.Fatalf("b was told %+v, want %+v", got, pushed)
 	}
 	a.g.Failed(tenant.ID{})
-	if b.failed.Load() != 1 || len(a.streams()) != 0 {
-		t.Fatalf("b told of %d failed pushes, a of %d streams", b.failed.Load(), len(a.streams()))
+	b.g.Invalidated(tenant.ID{})
+	b.g.Deleted(tenant.ID{})
+	if b.failed.Load() != 1 || len(a.streams()) != 0 || a.invalidated.Load() != 1 || a.deleted.Load() != 1 || b.deleted.Load() != 0 {
+		t.Fatalf("b told of %d failed pushes, a of %d streams, %d invalidations, %d deletions", b.failed.Load(), len(a.streams()),
+			a.invalidated.Load(), a.deleted.Load())
 	}
 	if a.gaps.Load() != 1 || b.gaps.Load() != 1 {
 		t.Fatalf("gaps a=%d b=%d, want 1 each", a.gaps.Load(), b.gaps.Load())
@@ -112,6 +125,7 @@ func TestDeliveredBeforeReturn(t *testing.T) {
 // (a gap) — never while it still trusts what it knows without the push.
 func TestUndeliveredWaitsOutTheLease(t *testing.T) {
 	a, b := pair(t)
+	a.g.Writing(tenant.ID{})
 	b.refuse.Store(true)
 	gaps := b.gaps.Load()
 	began := time.Now()
@@ -126,6 +140,10 @@ func TestUndeliveredWaitsOutTheLease(t *testing.T) {
 	// b asks again, meets a new epoch, starts over and trusts again.
 	waitFor(t, "b trusts after a gap", func() bool { return b.g.Trusted() && b.gaps.Load() > gaps })
 	b.refuse.Store(false)
+	a.g.Writing(tenant.ID{})
+	if n := b.prepared.Load(); n != 2 {
+		t.Fatalf("b, started over, was prepared %d times in all, want twice", n)
+	}
 	a.g.Acked(tenant.ID{}, pushed)
 	if len(b.streams()) != len(pushed) {
 		t.Fatalf("b was told %d streams after it came back, want %d", len(b.streams()), len(pushed))

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -34,7 +35,7 @@ func TestSoleWriterReplicas(t *testing.T) {
 	// unreachable: b refuses the deliveries of a's pushes; partitioned: a
 	// refuses b's lease requests too.
 	var unreachable, partitioned atomic.Bool
-	a, b := soleWriterReplicas(t, proc.URL, &unreachable, &partitioned)
+	a, b := soleWriterReplicas(t, proc.URL, nil, &unreachable, &partitioned)
 	waitTrusted(t, a, b)
 
 	const tenant = "peers"
@@ -49,6 +50,11 @@ func TestSoleWriterReplicas(t *testing.T) {
 	}
 	if n := metricValue(t, b, "vloki_stream_index_streams"); n != 2 {
 		t.Fatalf("b's stream index holds %v streams, want a's 2", n)
+	}
+	// b read the tenant's horizon before a's first push was written: the
+	// pushes are all it needs for any range after.
+	if n := metricValue(t, b, `vloki_label_answers_total{source="memory"}`); n != 1 {
+		t.Fatalf("b answered %v label requests from memory, want 1", n)
 	}
 
 	q := `sum by (pod) (count_over_time({app="peer"}[5m]))`
@@ -115,10 +121,66 @@ func TestSoleWriterReplicas(t *testing.T) {
 	}
 }
 
+// TestDeleteAcrossSoleWriterReplicas: rows a delete request removed from
+// storage leave what every replica learnt from pushes, not only the one
+// that processed the request (a replica whose processor finds the request
+// already processed would never learn it): label values, series, volumes
+// and patterns of either replica no longer hold the deleted stream.
+func TestDeleteAcrossSoleWriterReplicas(t *testing.T) {
+	proc, err := vltest.StartProcess(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	dir := t.TempDir()
+	var never atomic.Bool
+	a, b := soleWriterReplicas(t, proc.URL, func(i int, cfg *config.Config) {
+		cfg.Deletion.Mode, cfg.Deletion.CancelPeriod, cfg.Deletion.Dir = "filter-and-delete", 0, dir
+		if i == 1 {
+			// b never processes a request itself (both would race to):
+			// it learns of the deletion from a alone.
+			cfg.Deletion.Mode = "filter-only"
+		}
+		cfg.Patterns.Enabled = true
+	}, &never, &never)
+	waitTrusted(t, a, b)
+	const tenant = "peer-deletes"
+	at := time.Now().Add(-10 * time.Minute)
+	var gone []entry
+	for i := range 50 { // enough for a pattern
+		gone = append(gone, entry{ns(at.Add(time.Duration(i) * time.Second)), fmt.Sprintf("user %d logged in from host-%d", i, i%7)})
+	}
+	a.pushJSON(t, tenant, jsonPush(map[string]string{"app": "gone"}, gone...))
+	a.pushJSON(t, tenant, jsonPush(map[string]string{"app": "stays"}, entry{ns(at), "c"}))
+	for _, r := range []target{a, b} {
+		if paths, want := readPaths(t, r, tenant, at), "values=gone,stays series=gone,stays volume=gone,stays patterns=1"; paths != want {
+			t.Fatalf("%s before: %s, want %s", r.url, paths, want)
+		}
+	}
+	r := a.deleteCall(t, http.MethodPost, tenant, url.Values{"query": {`{app="gone"}`},
+		"start": {unixSeconds(at.Add(-time.Minute))}, "end": {unixSeconds(at.Add(time.Minute))}})
+	if r.status != http.StatusNoContent {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for !strings.Contains(string(a.deleteCall(t, http.MethodGet, tenant, nil).body), `"status":"processed"`) {
+		if time.Now().After(deadline) {
+			t.Fatal("not processed within a minute")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	for _, r := range []target{a, b} {
+		if paths, want := readPaths(t, r, tenant, at), "values=stays series=stays volume=stays patterns=0"; paths != want {
+			t.Errorf("%s after: %s, want %s", r.url, paths, want)
+		}
+	}
+}
+
 // soleWriterReplicas starts two vloki replicas on vlURL that name each
 // other as -backend.sole-writer-peers; b refuses deliveries while
-// unreachable is set, a lease requests while partitioned is.
-func soleWriterReplicas(t *testing.T, vlURL string, unreachable, partitioned *atomic.Bool) (a, b target) {
+// unreachable is set, a lease requests while partitioned is; change, when
+// set, changes replica i's configuration (a: 0, b: 1).
+func soleWriterReplicas(t *testing.T, vlURL string, change func(int, *config.Config), unreachable, partitioned *atomic.Bool) (a, b target) {
 	t.Helper()
 	srvs := []*httptest.Server{httptest.NewUnstartedServer(nil), httptest.NewUnstartedServer(nil)}
 	urls := []string{"http://" + srvs[0].Listener.Addr().String(), "http://" + srvs[1].Listener.Addr().String()}
@@ -130,6 +192,9 @@ func soleWriterReplicas(t *testing.T, vlURL string, unreachable, partitioned *at
 		cfg.Ingester.QueryStoreMaxLookBackPeriod = -1
 		cfg.Backend.URL, cfg.Backend.SoleWriter = vlURL, "on"
 		cfg.Backend.SoleWriterPeers, cfg.Backend.SoleWriterSelf = urls, urls[i]
+		if change != nil {
+			change(i, &cfg)
+		}
 		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}

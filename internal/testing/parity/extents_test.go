@@ -5,14 +5,17 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/edge/loghttp"
 	"github.com/vloki/vloki/internal/edge/metrics"
+	"github.com/vloki/vloki/internal/edge/onewrite"
 	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/server"
 	"github.com/vloki/vloki/internal/testing/vltest"
@@ -129,6 +132,49 @@ func shifted(t *testing.T, c Case, shift func(time.Duration) time.Duration) (Cas
 }
 
 // metricValue reads a counter from /metrics.
+// servers are vloki replicas taken in turn (one, or two peers).
+type servers []string
+
+var turns atomic.Int64
+
+func (s servers) next() string { return s[int(turns.Add(1))%len(s)] }
+
+// metric sums a metric over the replicas.
+func (s servers) metric(t *testing.T, name string) float64 {
+	sum := 0.0
+	for _, u := range s {
+		sum += metricValue(t, u, name)
+	}
+	return sum
+}
+
+// servePeers starts two vloki replicas on b that together are its only
+// writers (-backend.sole-writer-peers) and returns once each trusts the
+// other.
+func servePeers(t *testing.T, cfg config.Config, b vltest.Backend) servers {
+	srvs := []*httptest.Server{httptest.NewUnstartedServer(nil), httptest.NewUnstartedServer(nil)}
+	urls := servers{"http://" + srvs[0].Listener.Addr().String(), "http://" + srvs[1].Listener.Addr().String()}
+	for i, srv := range srvs {
+		cfg.Backend.SoleWriterPeers, cfg.Backend.SoleWriterSelf = urls, urls[i]
+		app, err := server.Assemble(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)), metrics.New(), b.Client, b.Name, func() {})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv.Config.Handler = app.Handler()
+		srv.Listener = onewrite.Install(srv.Config, srv.Listener)
+		srv.Start()
+		t.Cleanup(func() { srv.Close(); app.Close() })
+	}
+	deadline := time.Now().Add(15 * time.Second)
+	for urls.metric(t, "vloki_sole_writer_peers_trusted") != 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("the replicas never trusted each other")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return urls
+}
+
 func metricValue(t *testing.T, url, name string) float64 {
 	resp, err := http.Get(url + "/metrics")
 	if err != nil {

@@ -31,7 +31,7 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		indexedBefore := metric.IndexedAnswers.Load()
 		cached, asked := checkMovingWindows(t, b, soleWriter, queries, movingWindow, 3, 0)
-		hits, stored := metricValue(t, cached, "vloki_frozen_samples_hits_total"), metricValue(t, cached, "vloki_frozen_samples_stored_total")
+		hits, stored := cached.metric(t, "vloki_frozen_samples_hits_total"), cached.metric(t, "vloki_frozen_samples_stored_total")
 		indexed := metric.IndexedAnswers.Load() - indexedBefore
 		t.Logf("%d windows asked of %d queries; frozen samples: %v evaluations took kept samples, %v entries stored; the stream index answered %d range aggregations", asked, len(queries), hits, stored, indexed)
 		// Most corpus queries VictoriaLogs' buckets answer, which keep
@@ -39,7 +39,7 @@ func TestFrozenSamplesMovingWindows(t *testing.T) {
 		if hits < float64(asked)/20 {
 			t.Errorf("kept samples served %v of %d requests: the check proves little", hits, asked)
 		}
-		if soleWriter == "on" && indexed < int64(asked)/20 {
+		if soleWriter != "off" && indexed < int64(asked)/20 {
 			t.Errorf("the stream index answered %d range aggregations of %d requests: the check proves little", indexed, asked)
 		}
 	})
@@ -55,9 +55,9 @@ func TestStepsMemoMovingWindows(t *testing.T) {
 	queries := movingCorpus(t, isRangeMetric)
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		cached, asked := checkMovingWindows(t, b, soleWriter, queries, grafanaWindow, 5, 3)
-		hits := metricValue(t, cached, "vloki_results_cache_steps_hits_total")
+		hits := cached.metric(t, "vloki_results_cache_steps_hits_total")
 		t.Logf("%d windows asked of %d queries; %v answered by their steps", asked, len(queries), hits)
-		if soleWriter == "on" && hits < float64(asked)/10 {
+		if soleWriter != "off" && hits < float64(asked)/10 {
 			t.Errorf("answers by their steps served %v of %d requests: the check proves little", hits, asked)
 		}
 	})
@@ -111,7 +111,13 @@ func eachMovingBackend(t *testing.T, check func(t *testing.T, b vltest.Backend, 
 	newest := vltest.Releases[len(vltest.Releases)-1]
 	t.Run("embedded-sole-writer", func(t *testing.T) { check(t, vltest.Backend{Name: "embedded", Client: emb}, "on") })
 	t.Run("external-not-sole-writer", func(t *testing.T) { check(t, vltest.External(t, newest), "off") })
+	t.Run("external-sole-writer-replicas", func(t *testing.T) { check(t, vltest.External(t, newest), replicas) })
 }
+
+// replicas, as checkMovingWindows' soleWriter, is two vloki replicas that
+// together are the only writers (-backend.sole-writer-peers), pushed
+// through and asked in turn.
+const replicas = "replicas"
 
 // TestRecentLogsMovingWindows asks every log query of the corpus over
 // moving windows (most ending at now, later each time) of a vloki keeping
@@ -122,7 +128,7 @@ func TestRecentLogsMovingWindows(t *testing.T) {
 	queries := movingCorpus(t, isRangeLog)
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 5, 0)
-		hits := metricValue(t, cached, "vloki_recent_logs_hits_total")
+		hits := cached.metric(t, "vloki_recent_logs_hits_total")
 		t.Logf("%d windows asked of %d log queries; %v answered from kept spans", asked, len(queries), hits)
 		if hits < float64(asked)/20 {
 			t.Errorf("kept spans served %v of %d requests: the check proves little", hits, asked)
@@ -154,7 +160,7 @@ func TestSeriesMovingWindows(t *testing.T) {
 	}
 	eachMovingBackend(t, func(t *testing.T, b vltest.Backend, soleWriter string) {
 		cached, asked := checkMovingWindows(t, b, soleWriter, queries, refreshingOrShiftedWindow, 10, 0)
-		fromMemory := metricValue(t, cached, `vloki_series_answers_total{source="memory"}`)
+		fromMemory := cached.metric(t, `vloki_series_answers_total{source="memory"}`)
 		t.Logf("%d windows asked of %d series requests; %v answered from the stream index", asked, len(queries), fromMemory)
 		if soleWriter != "off" && fromMemory < float64(asked)/2 {
 			t.Errorf("the stream index answered %v of %d requests: the check proves little", fromMemory, asked)
@@ -210,8 +216,9 @@ func refreshingWindow(r *rand.Rand, q Case, now time.Time) Case {
 // checkMovingWindows asks every query over asks windows of window of a caching
 // vloki and of a reference reading the storage alone, pushing between
 // queries (and, with midPushes > 0, after one ask in midPushes of a
-// query's), and returns the caching vloki's URL and how many it asked.
-func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case, window func(*rand.Rand, Case, time.Time) Case, asks, midPushes int) (string, int) {
+// query's), and returns the caching vloki's URLs (replicas: both) and how
+// many it asked.
+func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queries []Case, window func(*rand.Rand, Case, time.Time) Case, asks, midPushes int) (servers, int) {
 	ctx := context.Background()
 	// A tenant of its own: the embedded engine is shared by the tests of
 	// the process, and rows another test pushed before the stream index
@@ -219,15 +226,21 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 	tenant := "moving-windows-" + strconv.FormatInt(movingTenants.Add(1), 10)
 	cfg := config.Default()
 	cfg.Auth.Enabled = true
-	cfg.Backend.SoleWriter = soleWriter
-	cached := serve(t, cfg, b)
+	var cached servers
+	if soleWriter == replicas {
+		cfg.Backend.SoleWriter = "on"
+		cached = servePeers(t, cfg, b)
+	} else {
+		cfg.Backend.SoleWriter = soleWriter
+		cached = servers{serve(t, cfg, b)}
+	}
 	// The reference reads the storage alone: no caches, no stream index.
 	cfg.Frontend.CacheResults, cfg.Frontend.Coalesce, cfg.Backend.SoleWriter = false, false, "off"
 	cold := serve(t, cfg, b)
 
 	now := time.Now()
 	ds := movedTo(Generate(30_000, 6*time.Hour), now.Add(-6*time.Hour-time.Minute))
-	if err := Push(ctx, cached, tenant, ds, 1<<20); err != nil {
+	if err := Push(ctx, cached.next(), tenant, ds, 1<<20); err != nil {
 		t.Fatal(err)
 	}
 	b.Sync(t)
@@ -235,7 +248,7 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 	t.Logf("seed %d", now.UnixNano())
 	asked := 0
 	push := func(old bool) {
-		if err := Push(ctx, cached, tenant, latePushes(r, ds, time.Now(), old), 1<<20); err != nil {
+		if err := Push(ctx, cached.next(), tenant, latePushes(r, ds, time.Now(), old), 1<<20); err != nil {
 			t.Fatal(err)
 		}
 		b.Sync(t)
@@ -251,7 +264,7 @@ func checkMovingWindows(t *testing.T, b vltest.Backend, soleWriter string, queri
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, err := Ask(ctx, cached, tenant, c)
+				got, err := Ask(ctx, cached.next(), tenant, c)
 				if err != nil {
 					t.Fatal(err)
 				}

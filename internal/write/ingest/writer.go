@@ -47,6 +47,7 @@ type Writer struct {
 
 // Peers are told of the pushes this replica wrote.
 type Peers interface {
+	Writing(tenant.ID)
 	Acked(tenant.ID, []lokidata.Stream)
 	Failed(tenant.ID)
 }
@@ -91,6 +92,9 @@ func (w *Writer) Write(ctx context.Context, t tenant.ID, req *push.Request, now 
 	// Loki's ingesters drop repeats after its distributor counted the rate.
 	streams = dedup.Within(streams)
 	w.Acks.Writing(ctx, t, streams)
+	if w.Peers != nil {
+		w.Peers.Writing(t)
+	}
 	if w.Dedup != nil {
 		kept, done, err := w.Dedup.Begin(ctx, t, streams)
 		if err != nil {
