@@ -139,6 +139,9 @@ var turns atomic.Int64
 
 func (s servers) next() string { return s[int(turns.Add(1))%len(s)] }
 
+// at is the replica that serves the i-th of some requests.
+func (s servers) at(i int) string { return s[i%len(s)] }
+
 // metric sums a metric over the replicas.
 func (s servers) metric(t *testing.T, name string) float64 {
 	sum := 0.0
