@@ -160,6 +160,12 @@ for mode in "${modes[@]}"; do
   echo "report ($mode windows): $mode_out/report.md" >&2
 done
 done
+if [[ ${BENCH_PAIR:-0} == 1 ]]; then
+  # Whether the pair kept trusting each other (gaps: 1 each when they never lost touch).
+  for p in "$p_pa" "$p_pb"; do
+    curl -s "http://127.0.0.1:$p/metrics" | grep '^vloki_sole_writer_peers' | sed "s/^/127.0.0.1:$p /"
+  done >"$out/pair-metrics.txt"
+fi
 if [[ -n ${BENCH_EACH:-} ]]; then
   # Every query of these workloads alone: vloki cold, vloki in its default
   # configuration without its results cache (stream index on), beside
