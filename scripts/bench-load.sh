@@ -128,22 +128,22 @@ fi
 # the results cache's freshness window (10 min) and repeats can hit it.
 now=${BENCH_NOW:-$(($(date +%s) - 900))}
 "$work/vloki-bench" seed -now "$now" -lines "${BENCH_LINES:-725000}" "${seed_targets[@]}"
+# start_agent LOG WHERE AGENT-FLAGS...: another agent writing at
+# BENCH_AGENT_RATE, once it wrote its history.
+start_agent() {
+  local log=$work/$1 where=$2; shift 2
+  "$work/vloki-bench" agent "$@" -rate "${BENCH_AGENT_RATE:-100}" -history "${BENCH_AGENT_HISTORY:-1h}" 2>"$log" &
+  pids+=($!)
+  for _ in $(seq 600); do grep -q "writing live" "$log" && break; kill -0 "${pids[-1]}" || break; sleep 0.5; done
+  grep -q "writing live" "$log" || { cat "$log" >&2; exit 1; }
+  echo "agent writing ${BENCH_AGENT_RATE:-100} lines/s $where" >&2
+}
 if (( ${BENCH_AGENT_RATE:-100} > 0 )); then
-  "$work/vloki-bench" agent -url "http://127.0.0.1:$vl_port" -rate "${BENCH_AGENT_RATE:-100}" \
-    -history "${BENCH_AGENT_HISTORY:-1h}" 2>"$work/agent.log" &
-  pids+=($!)
-  for _ in $(seq 600); do grep -q "writing live" "$work/agent.log" && break; kill -0 "${pids[-1]}" || break; sleep 0.5; done
-  grep -q "writing live" "$work/agent.log" || { cat "$work/agent.log" >&2; exit 1; }
-  echo "agent writing ${BENCH_AGENT_RATE:-100} lines/s into the external VictoriaLogs" >&2
-fi
-if [[ ${BENCH_PAIR:-0} == 1 ]] && (( ${BENCH_AGENT_RATE:-100} > 0 )); then
-  # The same agent's lines through the pair, which then sees every write.
-  "$work/vloki-bench" agent -loki "http://127.0.0.1:$p_pa|http://127.0.0.1:$p_pb" -rate "${BENCH_AGENT_RATE:-100}" \
-    -history "${BENCH_AGENT_HISTORY:-1h}" 2>"$work/agent-pair.log" &
-  pids+=($!)
-  for _ in $(seq 600); do grep -q "writing live" "$work/agent-pair.log" && break; kill -0 "${pids[-1]}" || break; sleep 0.5; done
-  grep -q "writing live" "$work/agent-pair.log" || { cat "$work/agent-pair.log" >&2; exit 1; }
-  echo "agent writing ${BENCH_AGENT_RATE:-100} lines/s through the pair" >&2
+  start_agent agent.log "into the external VictoriaLogs" -url "http://127.0.0.1:$vl_port"
+  if [[ ${BENCH_PAIR:-0} == 1 ]]; then
+    # The same agent's lines through the pair, which then sees every write.
+    start_agent agent-pair.log "through the pair" -loki "http://127.0.0.1:$p_pa|http://127.0.0.1:$p_pb"
+  fi
 fi
 rate=()
 [[ -n ${BENCH_RATE:-} ]] && rate=(-rate "$BENCH_RATE")
