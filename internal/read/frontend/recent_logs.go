@@ -299,7 +299,7 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan, n
 			// The read alone answers; what it covers is kept (apart from
 			// the kept span when a gap lies between them).
 			top := newer[:req.Limit]
-			return assemble(top, stats), newSpan(top[len(top)-1].e.TimestampNs, req.End, top), true, nil
+			return assemble(stats, top), newSpan(top[len(top)-1].e.TimestampNs, req.End, top), true, nil
 		}
 		top = lo
 	}
@@ -314,13 +314,12 @@ func answerFromSpan(ctx context.Context, run *engine.LogRun, kept *recentSpan, n
 	case len(from) < need && req.Start < kept.lo:
 		return nil, nil, false, nil // older entries may be missing
 	}
-	all := append(append([]recentEntry{}, newer...), from...)
 	if req.End <= kept.hi {
-		return assemble(all, stats), nil, true, nil // nothing read: the kept span stays
+		return assemble(stats, newer, from), nil, true, nil // nothing read: the kept span stays
 	}
 	// The read covered [kept.hi, End) completely (fewer than limit).
 	span := kept.withNewer(newer, req.End)
-	return assemble(all, stats), span, true, nil
+	return assemble(stats, newer, from), span, true, nil
 }
 
 // noRowsIn reports that the stream index (vloki the sole writer) holds
@@ -336,23 +335,27 @@ func (f *Frontend) noRowsIn(ctx context.Context, run *engine.LogRun, lo, hi int6
 
 // assemble groups entries (newest first) into streams in label order, as
 // the collector answers.
-func assemble(entries []recentEntry, stats logs.Stats) *logs.Result {
+func assemble(stats logs.Stats, parts ...[]recentEntry) *logs.Result {
 	byKey := map[string]*lokidata.Stream{}
 	var keys []string
-	for _, r := range entries {
-		s, ok := byKey[r.key]
-		if !ok {
-			s = &lokidata.Stream{Labels: r.labels}
-			byKey[r.key] = s
-			keys = append(keys, r.key)
+	n := 0
+	for _, entries := range parts { // in turn, not joined: no copy of them all
+		n += len(entries)
+		for _, r := range entries {
+			s, ok := byKey[r.key]
+			if !ok {
+				s = &lokidata.Stream{Labels: r.labels}
+				byKey[r.key] = s
+				keys = append(keys, r.key)
+			}
+			s.Entries = append(s.Entries, r.e)
 		}
-		s.Entries = append(s.Entries, r.e)
 	}
 	sort.Strings(keys)
 	out := &logs.Result{Streams: make([]lokidata.Stream, 0, len(keys)), Stats: stats}
 	for _, k := range keys {
 		out.Streams = append(out.Streams, *byKey[k])
 	}
-	out.Stats.EntriesReturned = len(entries)
+	out.Stats.EntriesReturned = n
 	return out
 }
