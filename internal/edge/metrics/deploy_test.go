@@ -54,6 +54,7 @@ func exposedNames() map[string]bool {
 	m.RegisterFrontend(func() metrics.FrontendFigures { return metrics.FrontendFigures{} })
 	m.RegisterExtents(func() metrics.ExtentFigures { return metrics.ExtentFigures{} })
 	m.RegisterRuntime(func() metrics.RuntimeFigures { return metrics.RuntimeFigures{} })
+	m.RegisterPeers(func() bool { return true }, func() int64 { return 0 })
 	histograms := []string{"vloki_request_duration_seconds", "vloki_backend_request_duration_seconds", "vloki_backend_requests_per_request"}
 	out := map[string]bool{}
 	for _, n := range append(m.Names(), eval.MetricNames...) {
