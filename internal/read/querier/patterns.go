@@ -47,6 +47,12 @@ func (q *Querier) minePatterns(ctx context.Context, t tenant.ID, req *loghttp.Ra
 	if ok || err != nil {
 		return series, err
 	}
+	select {
+	case q.mining <- struct{}{}:
+		defer func() { <-q.mining }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	res, err := q.frontend.Range(ctx, t, frontend.RangeRequest{
 		Expr: sel, Text: sel.String(), State: st, Start: oldest, End: latest(now, req.End).Add(time.Nanosecond),
 		Limit: q.patterns.MaxLines, Direction: logs.Backward, Categorize: true,

@@ -8,6 +8,7 @@ package querier
 
 import (
 	"context"
+	"runtime"
 	"time"
 
 	"github.com/vloki/vloki/internal/acked/patterns"
@@ -53,6 +54,10 @@ type Querier struct {
 	patterns Patterns
 	metrics  *metrics.Metrics
 	detected *detectMemo
+	// mining admits one patterns request mined from storage per CPU:
+	// each holds its three hours of lines while it clusters them, and
+	// more at once add memory, not speed.
+	mining chan struct{}
 }
 
 // New returns a Querier; a nil Metrics gets a fresh set.
@@ -60,7 +65,8 @@ func New(c Config) *Querier {
 	if c.Metrics == nil {
 		c.Metrics = metrics.New()
 	}
-	return &Querier{engine: c.Engine, frontend: c.Frontend, storage: c.Storage, streams: c.Streams, patterns: c.Patterns, metrics: c.Metrics, detected: newDetectMemo()}
+	return &Querier{engine: c.Engine, frontend: c.Frontend, storage: c.Storage, streams: c.Streams, patterns: c.Patterns, metrics: c.Metrics,
+		detected: newDetectMemo(), mining: make(chan struct{}, runtime.GOMAXPROCS(0))}
 }
 
 // bounded runs read under the engine's query timeout (Loki's querier

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"reflect"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -341,4 +342,44 @@ func TestConcurrentPatternsReadOnce(t *testing.T) {
 		t.Errorf("%d askers at once read %d bytes from VictoriaLogs; %d asking in turn read %d", askers, read, askers, one)
 	}
 	t.Logf("%d askers at once read %d bytes, in turn %d", askers, read, one)
+}
+
+// TestPatternsMinedOnePerCPU: patterns requests that each read and
+// cluster their own lines (tenants of their own) run one per CPU at most,
+// the others waiting: each holds its three hours of lines while it
+// clusters them, and more at once add memory, not speed. Their answers
+// are those each gets alone.
+func TestPatternsMinedOnePerCPU(t *testing.T) {
+	cpus := runtime.GOMAXPROCS(0)
+	askers := 4 * cpus // beyond the long query slots (2 per CPU)
+	base := patternsBase(time.Now())
+	c, rec, _ := recordedVictoriaLogs(t, 100*time.Millisecond) // the askers' reads overlap
+	cfg := config.Default()
+	cfg.Backend.SoleWriter, cfg.Auth.Enabled = "off", true
+	tg, _ := serve(t, cfg, c, "patterns-per-cpu")
+	q := patternQueries(base)[3] // every service
+	for i := range askers {
+		sendPushes(t, tg.url, "miner-"+strconv.Itoa(i), patternPushes(base))
+	}
+	sendPushes(t, tg.url, "miner-alone", patternPushes(base))
+	vltest.Flush(t, c)
+	alone := askAll(t, tg.url, "miner-alone", []parity.Case{q})[0]
+	if alone.Status != http.StatusOK || !strings.Contains(alone.Body, "pattern") {
+		t.Fatalf("patterns: %d %.300s", alone.Status, alone.Body)
+	}
+	rec.mostInFlight.Store(0)
+	answers := make([]parity.Answer, askers)
+	var wg sync.WaitGroup
+	for i := range answers {
+		wg.Go(func() { answers[i] = askAll(t, tg.url, "miner-"+strconv.Itoa(i), []parity.Case{q})[0] })
+	}
+	wg.Wait()
+	for i, a := range answers {
+		if a.Status != alone.Status || a.Body != alone.Body {
+			t.Errorf("asker %d: %d %.300s\nalone: %.300s", i, a.Status, a.Body, alone.Body)
+		}
+	}
+	if most := rec.mostInFlight.Load(); most > int64(cpus) {
+		t.Errorf("%d askers read VictoriaLogs %d at once; want at most one per CPU (%d)", askers, most, cpus)
+	}
 }

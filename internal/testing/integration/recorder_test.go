@@ -29,6 +29,9 @@ type queryRecorder struct {
 	answered atomic.Int64
 	// delay holds each query this long before it goes on.
 	delay time.Duration
+	// inFlight counts the queries being answered; mostInFlight is its
+	// highest value.
+	inFlight, mostInFlight atomic.Int64
 }
 
 type recordedQuery struct {
@@ -73,6 +76,10 @@ func (rec *queryRecorder) proxy(t *testing.T, to string) string {
 			rec.queries = append(rec.queries, recordedQuery{q, r.Header.Clone()})
 			rec.mu.Unlock()
 			w = countingWriter{w, &rec.answered}
+			n := rec.inFlight.Add(1)
+			defer rec.inFlight.Add(-1)
+			for old := rec.mostInFlight.Load(); n > old && !rec.mostInFlight.CompareAndSwap(old, n); old = rec.mostInFlight.Load() {
+			}
 			time.Sleep(rec.delay)
 		}
 		rp.ServeHTTP(w, r)
