@@ -4,7 +4,6 @@ import (
 	"context"
 	"math"
 	"strconv"
-	"sync"
 
 	"github.com/maypok86/otter/v2"
 	"github.com/maypok86/otter/v2/stats"
@@ -42,10 +41,7 @@ type Memory struct {
 	maxItem int
 	stats   *stats.Counter
 
-	mu          sync.Mutex
-	generations map[string]uint64
-	// epoch moves every tenant's generation on at once (InvalidateAll).
-	epoch uint64
+	generations localGenerations
 }
 
 // NewMemory returns a cache holding at most maxBytes; one answer may take
@@ -59,29 +55,19 @@ func NewMemory(maxBytes int64) *Memory {
 		},
 		StatsRecorder: st,
 	})
-	return &Memory{c: c, maxItem: int(maxBytes / 10), stats: st, generations: map[string]uint64{}}
+	return &Memory{c: c, maxItem: int(maxBytes / 10), stats: st}
 }
 
 // Generation is the tenant's generation in this process.
 func (m *Memory) Generation(_ context.Context, tenant string) (uint64, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.epoch<<32 + m.generations[tenant], true
+	return m.generations.get(tenant), true
 }
 
 // InvalidateAll moves every tenant to a new generation.
-func (m *Memory) InvalidateAll() {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.epoch++
-}
+func (m *Memory) InvalidateAll() { m.generations.bumpAll() }
 
 // Invalidate moves the tenant to a new generation; its old answers age out.
-func (m *Memory) Invalidate(_ context.Context, tenant string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.generations[tenant]++
-}
+func (m *Memory) Invalidate(_ context.Context, tenant string) { m.generations.bump(tenant) }
 
 // Get returns a cached answer.
 func (m *Memory) Get(_ context.Context, key string) (*answer, bool) {

@@ -24,7 +24,7 @@ func (f *Frontend) execute(ctx context.Context, req *Request, h func(http.Respon
 	if !f.cfg.Coalesce {
 		return run(ctx)
 	}
-	key := req.key(f.generation(req.Tenant))
+	key := req.key(f.generations.get(tenantKey(req.Tenant)))
 	for {
 		me := &flightResult{started: f.now()}
 		ch := f.flight.DoChan(key, func() (any, error) {

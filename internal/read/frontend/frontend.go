@@ -25,7 +25,6 @@ import (
 	"crypto/rand"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -112,10 +111,8 @@ type Frontend struct {
 	// cached under which key, apart from admission).
 	admitFirst bool
 
-	mu          sync.Mutex
-	generations map[tenant.ID]uint64
-	// epoch moves every tenant's own generation on at once (InvalidateAll).
-	epoch uint64
+	// generations are this process's own, read without a results cache.
+	generations localGenerations
 }
 
 // Stats count what the frontend did, for /metrics.
@@ -129,7 +126,7 @@ type Stats struct {
 
 // New returns a frontend.
 func New(cfg Config) *Frontend {
-	return &Frontend{cfg: cfg, boot: rand.Text(), now: time.Now, generations: map[tenant.ID]uint64{}}
+	return &Frontend{cfg: cfg, boot: rand.Text(), now: time.Now}
 }
 
 // Acked is told by the ledger of every push VictoriaLogs acknowledged: one
@@ -139,21 +136,14 @@ func (f *Frontend) Acked(p acks.Push) {
 	if p.Oldest >= f.now().Add(-f.cfg.MaxCacheFreshness).UnixNano() {
 		return
 	}
-	f.mu.Lock()
-	f.generations[p.Tenant]++
-	f.mu.Unlock()
 	f.stats.invalidatedByOldPush.Add(1)
-	if f.cfg.Cache != nil {
-		f.cfg.Cache.Invalidate(context.Background(), tenantKey(p.Tenant))
-	}
+	f.Invalidate(p.Tenant)
 }
 
 // Invalidate moves the tenant to a new generation: no answer cached for it
 // so far is served again (a delete request changed what they hold).
 func (f *Frontend) Invalidate(t tenant.ID) {
-	f.mu.Lock()
-	f.generations[t]++
-	f.mu.Unlock()
+	f.generations.bump(tenantKey(t))
 	if f.cfg.Cache != nil {
 		f.cfg.Cache.Invalidate(context.Background(), tenantKey(t))
 	}
@@ -165,9 +155,7 @@ func (f *Frontend) Invalidate(t tenant.ID) {
 // generations are left alone, as the replica that acknowledged a push
 // moved them on there.
 func (f *Frontend) InvalidateAll() {
-	f.mu.Lock()
-	f.epoch++
-	f.mu.Unlock()
+	f.generations.bumpAll()
 	if f.cfg.Cache != nil {
 		f.cfg.Cache.InvalidateAll()
 	}
@@ -179,13 +167,7 @@ func (f *Frontend) Generation(ctx context.Context, t tenant.ID) (uint64, bool) {
 	if f.cfg.Cache != nil {
 		return f.cfg.Cache.Generation(ctx, tenantKey(t))
 	}
-	return f.generation(t), true
-}
-
-func (f *Frontend) generation(t tenant.ID) uint64 {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.epoch<<32 + f.generations[t]
+	return f.generations.get(tenantKey(t)), true
 }
 
 // ackedSince reports a push of t acknowledged after since.
