@@ -19,6 +19,10 @@
 #             every answer of vloki compared with Loki's before the steps;
 #             pushed by one pusher in time order (Loki refuses entries more
 #             than an hour behind their stream's newest)
+#   loki-hicard  opt-in: the hicard data and queries with Loki v3.7.8
+#             beside, as the loki phase: BENCH_SCALE_LOKI_LINES over
+#             BENCH_SCALE_LOKI_HICARD_DAYS (1: the 30 M run's density),
+#             Loki's limit of 5,000 streams a tenant lifted
 #   ingest    opt-in: ingestion only, each target alone, Loki v3.7.8 the
 #             fourth: BENCH_SCALE_INGEST_LINES (3,000,000) over
 #             BENCH_SCALE_INGEST_DAYS (7) by BENCH_SCALE_PUSHERS, dense
@@ -119,15 +123,18 @@ disk() { # phase lines
   fi
 }
 
-# run_loki_phase is the quickwit phase on a subset, with a fresh Loki
-# v3.7.8 beside the others (its data directory removed afterwards).
-run_loki_phase() {
+# run_loki_phase is a phase's data and queries on a subset (the quickwit
+# phase's, or with -hosts the hicard phase's), with a fresh Loki v3.7.8
+# beside the others (its data directory removed afterwards).
+run_loki_phase() { # phase [extra vloki-bench flags...]
+  local phase=$1; shift
   # Loki's 30 s HTTP write timeout and 1 m query timeout would cut the
-  # month-long queries short; the others' timeouts are 5 m.
-  eval "$(TMPDIR=$work LOKI_ARGS="-server.http-write-timeout=5m -querier.query-timeout=5m" scripts/loki-run.sh)"
+  # month-long queries short; the others' timeouts are 5 m. Its 5,000
+  # active streams a tenant would refuse the 25,600-stream data.
+  eval "$(TMPDIR=$work LOKI_ARGS="-server.http-write-timeout=5m -querier.query-timeout=5m -ingester.max-global-streams-per-user=0" scripts/loki-run.sh)"
   pids+=("$LOKI_PID"); phase_pids+=("$LOKI_PID")
   extra_targets=(-target "loki=$LOKI_URL,pid=$LOKI_PID")
-  run_phase loki "${BENCH_SCALE_LOKI_LINES:-1000000}" -pushers 1
+  run_phase "$phase" "${BENCH_SCALE_LOKI_LINES:-1000000}" -pushers 1 "$@"
   extra_targets=()
   rm -rf "$LOKI_DATA"
 }
@@ -155,9 +162,10 @@ for phase in ${BENCH_SCALE_PHASES:-quickwit hicard}; do
   case $phase in
     quickwit) run_phase quickwit "$lines" ;;
     hicard) run_phase hicard "${BENCH_SCALE_HICARD_LINES:-$lines}" -hosts ;;
-    loki) run_loki_phase ;;
+    loki) run_loki_phase loki ;;
+    loki-hicard) run_loki_phase loki-hicard -hosts -days "${BENCH_SCALE_LOKI_HICARD_DAYS:-1}" ;;
     ingest) run_ingest_phase ;;
-    *) echo "unknown phase $phase: want quickwit, hicard, loki or ingest" >&2; exit 2 ;;
+    *) echo "unknown phase $phase: want quickwit, hicard, loki, loki-hicard or ingest" >&2; exit 2 ;;
   esac
 done
 {

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"regexp"
 	"regexp/syntax"
 
 	"github.com/vloki/vloki/internal/lang/logsql"
@@ -22,17 +23,26 @@ var (
 )
 
 // regexpLeg pushes down one regexp of a line filter. `\bw\b`, w an ASCII
-// literal that starts and ends with a word character, narrows to the
-// phrase w over lines all ASCII: RE2's \b is ASCII, and on ASCII text
-// VictoriaLogs' token characters are RE2's word characters [0-9A-Za-z_],
-// so both ask for w with no word character beside it.
+// literal that starts and ends with a word character, is the phrase w or,
+// on a line holding w and a byte outside ASCII, the regexp itself: RE2's
+// \b is ASCII, VictoriaLogs' token characters are Unicode letters, digits
+// and _, so where the phrase matches (w with no token character beside
+// it) the regexp does, and where only the regexp does, a letter outside
+// ASCII stands beside w. On lines all ASCII the two are one (both take
+// [0-9A-Za-z_] as word characters), so it narrows to the phrase, which
+// VictoriaLogs answers from its token blooms. Either way the regexp runs
+// on few lines (VictoriaLogs applies an Or's legs to the rows not matched
+// yet, an And's to the rows left). Other regexps look for a literal they
+// require first (withLiteralFirst).
 func regexpLeg(re string) logsql.Filter {
-	wide := logsql.Regexp{Field: "_msg", Re: re}
 	w, ok := boundedWord(re)
 	if !ok {
-		return wide
+		return withLiteralFirst(re)
 	}
-	return logsql.Narrowable{Wide: wide, Narrow: logsql.Phrase{Field: "_msg", Value: w}, Unless: uint8(lokidata.LineNonASCII)}
+	return logsql.Or{
+		logsql.Phrase{Field: "_msg", Value: w},
+		logsql.And{logsql.Regexp{Field: "_msg", Re: regexp.QuoteMeta(w)}, nonASCIILines, logsql.Regexp{Field: "_msg", Re: re}},
+	}
 }
 
 // boundedWord returns w when re is exactly `\bw\b` as above.
