@@ -47,7 +47,9 @@ func kindsQueries() []parity.Case {
 		`| json | trace_id="8472910384"`, `| json | trace_id="8472910384" or msg="nested"`, `| json | status="500"`,
 		`|= "8472910384"`, `| logfmt | trace_id="8472910384"`,
 		// regexps that require a literal they do not start with (plan/literal.go)
-		`|~ "\\Berror"`, `!~ "[ (]error\\b"`, `|~ "\\w?rror[ 9]"`}
+		`|~ "\\Berror"`, `!~ "[ (]error\\b"`, `|~ "\\w?rror[ 9]"`,
+		// and under (?i), as Grafana's case-insensitive line filter asks
+		`|~ "(?i)ERROR"`, `!~ "(?i)\\bERRor\\b"`, `|~ "(?i)rROR[ 9]"`}
 	for i, sel := range sels {
 		for j, p := range pipes {
 			out = append(out, parity.Case{ID: fmt.Sprintf("kinds_%d_%d", i, j), Endpoint: "/loki/api/v1/query_range",
