@@ -27,8 +27,8 @@ var (
 // on a line holding w and a byte outside ASCII, the regexp itself: RE2's
 // \b is ASCII, VictoriaLogs' token characters are Unicode letters, digits
 // and _, so where the phrase matches (w with no token character beside
-// it) the regexp does, and where only the regexp does, a letter outside
-// ASCII stands beside w. On lines all ASCII the two are one (both take
+// it) the regexp does, and where only the regexp does, a letter or digit
+// outside ASCII stands beside w. On lines all ASCII the two are one (both take
 // [0-9A-Za-z_] as word characters), so it narrows to the phrase, which
 // VictoriaLogs answers from its token blooms. Either way the regexp runs
 // on few lines (VictoriaLogs applies an Or's legs to the rows not matched
