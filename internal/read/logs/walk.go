@@ -160,12 +160,14 @@ func (w *walker) run(ctx context.Context) error {
 }
 
 // worthProbing tells whether to ask for the rest of the range whole
-// (probeRest): once a walk, for queries whose lines VictoriaLogs
-// filters (without a line filter a window costs little to ask), when
-// the rows seen so far, spread over the rest at their density, would
-// fit one batch.
+// (probeRest): once a walk, when the rows seen so far, spread over the
+// rest at their density, would fit one batch. Each window costs a
+// request or two that read the selected streams' block headers again
+// (without a line filter, only where the stream index does not cut the
+// batches: walkIndexed), so a sparse range is then three requests where
+// doubling windows took one or two per window.
 func (w *walker) worthProbing(seen int, rest int64) bool {
-	if w.probed || !w.req.Query.FiltersLines {
+	if w.probed {
 		return false
 	}
 	covered := w.req.End - w.req.Start - rest

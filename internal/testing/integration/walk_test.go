@@ -135,13 +135,14 @@ func sortBursts(summary string) string {
 	return strings.Join(parts, " ")
 }
 
-// TestLineFilterWalkAsksRestWhole: a line-filtered log query over a
-// range whose newest (or, forward, oldest) hour holds few matches asks
-// for the rest of the range whole once (logs.probeRest). Rare needles
-// come back whole; a dense older part (more than a batch: 2,600 lines)
-// is dropped and walked by windows. Every (filter, direction, limit)
-// answer is checked against the first-N-in-order reference.
-func TestLineFilterWalkAsksRestWhole(t *testing.T) {
+// TestWalkAsksRestWhole: a log query over a range whose newest (or,
+// forward, oldest) hour holds few rows asks for the rest of the range
+// whole once (logs.probeRest), with a line filter or without one. Rare
+// needles and a sparse stream come back whole; a dense older part (more
+// than a batch: 2,600 lines) is dropped and walked by windows. Every
+// (query, direction, limit) answer is checked against the first-N-in-order
+// reference.
+func TestWalkAsksRestWhole(t *testing.T) {
 	type pushed struct {
 		app  string
 		ts   time.Time
@@ -158,17 +159,21 @@ func TestLineFilterWalkAsksRestWhole(t *testing.T) {
 	for i := range 2600 { // only in hours 1 to 5: the first and last hours hold none
 		all = append(all, pushed{[]string{"p1", "p2"}[i%2], at(10+i, time.Hour, 4*time.Hour), fmt.Sprintf("bulk-%d", i)})
 	}
-	reference := func(needle string, backward bool, limit int) string {
+	for i := range 40 { // a sparse stream over the whole range
+		all = append(all, pushed{"p3", at(5000+i, 0, 6*time.Hour), fmt.Sprintf("sparse-%d", i)})
+	}
+	apps := []string{"p1", "p2", "p3"}
+	reference := func(keep func(pushed) bool, backward bool, limit int) string {
 		var s []pushed
 		for _, p := range all {
-			if strings.Contains(p.line, needle) {
+			if keep(p) {
 				s = append(s, p)
 			}
 		}
 		sort.Slice(s, func(i, j int) bool { return s[i].ts.Before(s[j].ts) == !backward })
 		s = s[:min(len(s), limit)]
 		var parts []string
-		for _, app := range []string{"p1", "p2"} {
+		for _, app := range apps {
 			var lines []string
 			for _, p := range s {
 				if p.app == app {
@@ -181,12 +186,19 @@ func TestLineFilterWalkAsksRestWhole(t *testing.T) {
 		}
 		return strings.Join(parts, " ")
 	}
+	queries := map[string]func(pushed) bool{
+		`{app=~"p1|p2"} |= "needle"`: func(p pushed) bool { return p.app != "p3" && strings.Contains(p.line, "needle") },
+		`{app=~"p1|p2"} |= "bulk"`:   func(p pushed) bool { return p.app != "p3" && strings.Contains(p.line, "bulk") },
+		`{app="p3"}`:                 func(p pushed) bool { return p.app == "p3" },
+		`{app=~"p.*"}`:               func(pushed) bool { return true },
+	}
 	// With vloki the sole writer, the stream index sizes the first window
-	// (logs.firstSpan).
-	for tenantID, soleWriter := range map[string]string{"probe": "auto", "probe-indexed": "on"} {
+	// (logs.firstSpan) and cuts the batches of the queries without a line
+	// filter (logs.walkIndexed); shared, every query walks by windows.
+	for tenantID, soleWriter := range map[string]string{"probe": "off", "probe-indexed": "on"} {
 		for _, tg := range targetsWith(t, func(c *config.Config) { c.Backend.SoleWriter = soleWriter }) {
 			t.Run(tg.name+"/"+tenantID, func(t *testing.T) {
-				for _, app := range []string{"p1", "p2"} {
+				for _, app := range apps {
 					var es []entry
 					for _, p := range all {
 						if p.app == app {
@@ -195,13 +207,13 @@ func TestLineFilterWalkAsksRestWhole(t *testing.T) {
 					}
 					tg.pushJSON(t, tenantID, jsonPush(map[string]string{"app": app}, es...))
 				}
-				for _, needle := range []string{"needle", "bulk"} {
+				for query, keep := range queries {
 					for _, dir := range []string{"backward", "forward"} {
 						for _, limit := range []int{1, 3, 100, 2100, 3000} {
 							got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
-								rangeParams(`{app=~"p.*"} |= "`+needle+`"`, base, base.Add(6*time.Hour), limit, dir), nil)))
-							if want := reference(needle, dir == "backward", limit); got != want {
-								t.Errorf("%s %s limit %d:\n got  %.300s\n want %.300s", needle, dir, limit, got, want)
+								rangeParams(query, base, base.Add(6*time.Hour), limit, dir), nil)))
+							if want := reference(keep, dir == "backward", limit); got != want {
+								t.Errorf("%s %s limit %d:\n got  %.300s\n want %.300s", query, dir, limit, got, want)
 							}
 						}
 					}
