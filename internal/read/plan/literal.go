@@ -22,11 +22,13 @@ import (
 // it. The rows selected are the same, on any data: the literal is
 // necessary.
 
-// maxSpellings bounds the substrings a folded literal is looked for as
-// (each costs a substring search of the line); minFolded is the fewest
+// maxSpellings bounds the substrings a folded literal is looked for as:
+// each costs a substring search of the line, and ~15 bytes of the LogsQL
+// query (an external VictoriaLogs v1.48+ refuses queries over its
+// -search.maxQueryLen, 16 KiB by default). minFolded is the fewest
 // characters worth looking for.
 const (
-	maxSpellings = 64
+	maxSpellings = 32
 	minFolded    = 3
 )
 
