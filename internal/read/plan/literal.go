@@ -32,14 +32,13 @@ const (
 	minFolded    = 3
 )
 
-// withLiteralFirst is the regexp filter on _msg, preceded by the
-// substring filter of the literal it requires when the regexp does not
-// start with one (Go's regexp and VictoriaLogs' already look for a leading
-// literal first).
-func withLiteralFirst(re string) logsql.Filter {
+// withLiteralFirst is the regexp filter on _msg (re, parsed as p),
+// preceded by the substring filter of the literal it requires when the
+// regexp does not start with one (Go's regexp and VictoriaLogs' already
+// look for a leading literal first).
+func withLiteralFirst(re string, p *syntax.Regexp) logsql.Filter {
 	wide := logsql.Regexp{Field: "_msg", Re: re}
-	p, err := syntax.Parse(re, syntax.Perl)
-	if err != nil || startsWithLiteral(p) {
+	if startsWithLiteral(p) {
 		return wide
 	}
 	spellings := requiredLiteral(p).spellings

@@ -11,6 +11,8 @@ import (
 	"github.com/vloki/vloki/internal/lang/logsql"
 )
 
+// TestWithLiteralFirst: what a line filter's regexp that is not `\bw\b`
+// looks for first.
 func TestWithLiteralFirst(t *testing.T) {
 	for re, want := range map[string][]string{
 		`\Berror`:             {`error`},
@@ -30,9 +32,9 @@ func TestWithLiteralFirst(t *testing.T) {
 		`error\b`:             nil, // leads with its literal: the matchers search it already
 		`(error)+\d`:          nil,
 		`\s` + "\uFFFD":       nil, // U+FFFD matches an invalid byte
-		`[`:                   nil, // does not parse: the regexp filter alone
+		`[`:                   nil, // does not parse: the regexp filter alone (VictoriaLogs' error)
 	} {
-		got := firstLegs(t, re, withLiteralFirst(re))
+		got := firstLegs(t, re, regexpLeg(re))
 		slices.Sort(got)
 		slices.Sort(want)
 		if !slices.Equal(got, want) {

@@ -28,16 +28,20 @@ var (
 // \b is ASCII, VictoriaLogs' token characters are Unicode letters, digits
 // and _, so where the phrase matches (w with no token character beside
 // it) the regexp does, and where only the regexp does, a letter or digit
-// outside ASCII stands beside w. On lines all ASCII the two are one (both take
-// [0-9A-Za-z_] as word characters), so it narrows to the phrase, which
-// VictoriaLogs answers from its token blooms. Either way the regexp runs
+// outside ASCII stands beside w. On lines all ASCII the two are one (both
+// take [0-9A-Za-z_] as word characters), so it narrows to the phrase,
+// which VictoriaLogs answers from its token blooms. Either way the regexp runs
 // on few lines (VictoriaLogs applies an Or's legs to the rows not matched
 // yet, an And's to the rows left). Other regexps look for a literal they
 // require first (withLiteralFirst).
 func regexpLeg(re string) logsql.Filter {
-	w, ok := boundedWord(re)
+	p, err := syntax.Parse(re, syntax.Perl)
+	if err != nil {
+		return logsql.Regexp{Field: "_msg", Re: re}
+	}
+	w, ok := boundedWord(p)
 	if !ok {
-		return withLiteralFirst(re)
+		return withLiteralFirst(re, p)
 	}
 	return logsql.Or{
 		logsql.Phrase{Field: "_msg", Value: w},
@@ -45,10 +49,9 @@ func regexpLeg(re string) logsql.Filter {
 	}
 }
 
-// boundedWord returns w when re is exactly `\bw\b` as above.
-func boundedWord(re string) (string, bool) {
-	p, err := syntax.Parse(re, syntax.Perl)
-	if err != nil || p.Op != syntax.OpConcat || len(p.Sub) != 3 {
+// boundedWord returns w when p is exactly `\bw\b` as above.
+func boundedWord(p *syntax.Regexp) (string, bool) {
+	if p.Op != syntax.OpConcat || len(p.Sub) != 3 {
 		return "", false
 	}
 	b1, lit, b2 := p.Sub[0], p.Sub[1], p.Sub[2]

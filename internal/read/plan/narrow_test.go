@@ -1,6 +1,9 @@
 package plan
 
-import "testing"
+import (
+	"regexp/syntax"
+	"testing"
+)
 
 func TestBoundedWord(t *testing.T) {
 	for re, want := range map[string]string{
@@ -19,7 +22,11 @@ func TestBoundedWord(t *testing.T) {
 		`\bqueen\B`:     "",
 		`\b(queen)\b`:   "",
 	} {
-		got, ok := boundedWord(re)
+		p, err := syntax.Parse(re, syntax.Perl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := boundedWord(p)
 		if got != want || ok != (want != "") {
 			t.Errorf("boundedWord(%q) = %q %v, want %q", re, got, ok, want)
 		}
