@@ -23,6 +23,13 @@
 #             beside, as the loki phase: BENCH_SCALE_LOKI_LINES over
 #             BENCH_SCALE_LOKI_HICARD_DAYS (1: the 30 M run's density),
 #             Loki's limit of 5,000 streams a tenant lifted
+#   memory    opt-in: the quickwit data (BENCH_SCALE_LINES) into vloki and
+#             vloki-ext in their default configuration (caches, kept
+#             answers, coalescing on; pprof on), 50 clients with windows
+#             shifted back by a random 0–2 h (never asked twice), every
+#             query but the two full scans (BENCH_SCALE_MEMORY_WORKLOADS);
+#             then each vloki's heap profile and /metrics, and the embedded
+#             one restarted on its store: shutdown and start-up timed
 #   ingest    opt-in: ingestion only, each target alone, Loki v3.7.8 the
 #             fourth: BENCH_SCALE_INGEST_LINES (3,000,000) over
 #             BENCH_SCALE_INGEST_DAYS (7) by BENCH_SCALE_PUSHERS, dense
@@ -156,6 +163,53 @@ run_ingest_phase() {
   rm -rf "$LOKI_DATA"
 }
 
+# run_memory_phase is issue 30's memory at scale: peak RSS in the default
+# configuration beside VictoriaLogs alone answering the twins.
+run_memory_phase() {
+  local n=$lines dir=$out/memory
+  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct"
+  local p_vlx p_vld p_emb p_ext q_emb q_ext pid_emb pid_ext pid_vlx pid_vld
+  p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; pid_vlx=${pids[-1]}
+  p_vld=$(free_port); start_vl vl-direct "$p_vld"; pid_vld=${pids[-1]}
+  p_emb=$(free_port) q_emb=$(free_port)
+  start_vloki vloki "$p_emb" -storage.path="$work/emb" -server.pprof-listen-address=127.0.0.1:"$q_emb"; pid_emb=${pids[-1]}
+  p_ext=$(free_port) q_ext=$(free_port)
+  start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" -server.pprof-listen-address=127.0.0.1:"$q_ext"; pid_ext=${pids[-1]}
+  echo "phase memory: $n lines" >&2
+  # The full scans (the queen volume, the |= needle) leave them out by
+  # default: 50 of them at once take the storage engine's query memory in
+  # every target alike (5.2–5.7 GB each at 30 M lines) and longer than
+  # the requests' timeout.
+  local wl=${BENCH_SCALE_MEMORY_WORKLOADS:-qw term,qw datacenter,qw datacenter_with_term,qw logs_volume,qw datacenter_logs_volume,qw term_datacenter_logs_volume,needle json trace_id}
+  "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" -pushers "${BENCH_SCALE_PUSHERS:-4}" \
+    -clients "${BENCH_SCALE_CLIENTS:-50}" -duration "${BENCH_SCALE_DURATION:-15s}" -window shifted -workloads "$wl" -out "$dir" \
+    -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext" \
+    -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" >/dev/null
+  for t in "vloki $p_emb $q_emb" "vloki-ext $p_ext $q_ext"; do
+    set -- $t
+    curl -sf "http://127.0.0.1:$3/debug/pprof/heap?gc=1" >"$dir/$1.heap"
+    curl -sf "http://127.0.0.1:$2/metrics" >"$dir/$1.metrics"
+  done
+  disk memory "$n" >>"$dir/report.md"
+  restart_timed "$dir" "$pid_emb"
+  stop_phase
+}
+
+# restart_timed stops the embedded vloki cleanly and starts it again on
+# its store, appending how long each took and its RSS once ready.
+restart_timed() { # dir pid
+  local t0 t1 t2 p
+  t0=$(date +%s.%N); kill "$2"; while kill -0 "$2" 2>/dev/null; do sleep 0.05; done; t1=$(date +%s.%N)
+  p=$(free_port)
+  "$work/vloki" -server.http-listen-address=127.0.0.1 -server.http-listen-port="$p" -storage.path="$work/emb" \
+    -limits.ingestion-rate-mb=0 -log.level=warn >"$work/vloki-restart.log" 2>&1 &
+  pids+=($!); phase_pids+=($!)
+  until curl -sf "http://127.0.0.1:$p/ready" >/dev/null 2>&1; do kill -0 "${pids[-1]}" || return 1; sleep 0.05; done
+  t2=$(date +%s.%N)
+  local rss; rss=$(awk '/VmRSS/ {print $2}' "/proc/${pids[-1]}/status")
+  awk -v a="$t0" -v b="$t1" -v c="$t2" -v r="$rss" 'BEGIN { printf "\nRestart of the embedded vloki on its store: shutdown %.1f s, start-up to ready %.1f s, RSS once ready %d MiB.\n", b - a, c - b, r / 1024 }' >>"$1/report.md"
+}
+
 # The data ends 15 minutes ago, as in bench-load.
 now=${BENCH_NOW:-$(($(date +%s) - 900))}
 for phase in ${BENCH_SCALE_PHASES:-quickwit hicard}; do
@@ -165,7 +219,8 @@ for phase in ${BENCH_SCALE_PHASES:-quickwit hicard}; do
     loki) run_loki_phase loki ;;
     loki-hicard) run_loki_phase loki-hicard -hosts -days "${BENCH_SCALE_LOKI_HICARD_DAYS:-1}" ;;
     ingest) run_ingest_phase ;;
-    *) echo "unknown phase $phase: want quickwit, hicard, loki, loki-hicard or ingest" >&2; exit 2 ;;
+    memory) run_memory_phase ;;
+    *) echo "unknown phase $phase: want quickwit, hicard, loki, loki-hicard, ingest or memory" >&2; exit 2 ;;
   esac
 done
 {

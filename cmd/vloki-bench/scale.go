@@ -39,6 +39,8 @@ func scale(ctx context.Context, args []string) error {
 	render := fs.String("render", "", "only print the Markdown of this report.json again")
 	verifyTarget := fs.String("verify", "vloki", "target whose answers are checked against -reference")
 	reference := fs.String("reference", "loki", "target they must equal (skipped when absent)")
+	window := fs.String("window", "fixed", "where each request's window sits, as in run: fixed (ending at the dataset's end), shifted (moved back by a seeded random 0–2h: windows never asked twice, as refreshing dashboards), now, grafana")
+	windowSeed := fs.Uint64("window-seed", 1, "seed of the shifted mode's shifts")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -49,6 +51,10 @@ func scale(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	mode, err := bench.ParseWindowMode(*window)
+	if err != nil {
+		return err
+	}
 	now := c.now.t
 	if now.IsZero() { // -skip-ingest needs the -now of the run that ingested
 		now = time.Now().Truncate(time.Second)
@@ -56,7 +62,7 @@ func scale(ctx context.Context, args []string) error {
 	data := scaledata.Config{Now: now, Days: *days, Lines: *lines, Hosts: *hosts, Seed: *seed}
 	cfg := bench.ScaleConfig{Data: data, Targets: c.targets.list, SkipIngest: *skipIngest, Progress: os.Stderr,
 		Ingest: scaleingest.Options{Pushers: *pushers, BatchLines: *batch}, Verify: *verifyTarget, Reference: *reference,
-		Via: format, IngestOnly: *ingestOnly}
+		Via: format, IngestOnly: *ingestOnly, Window: bench.Window{Mode: mode, Seed: *windowSeed}}
 	if cfg.Workloads, err = pickScaleWorkloads(scaledata.New(data), *workloads); err != nil {
 		return err
 	}

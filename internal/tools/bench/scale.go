@@ -34,6 +34,8 @@ type ScaleConfig struct {
 	CountWait time.Duration
 	Workloads []Workload
 	Loads     []Load
+	// Window places each request's window (zero: fixed at the data's end).
+	Window Window
 	// Verify is the target whose answers are compared with Reference's
 	// (Loki on the phase that holds it) before the steps; no check when
 	// either is absent.
@@ -90,7 +92,7 @@ func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
 	if cfg.IngestOnly {
 		return rep, nil
 	}
-	q, err := Run(ctx, RunConfig{Now: d.End(), Workloads: cfg.Workloads, Loads: cfg.Loads, Targets: cfg.Targets,
+	q, err := Run(ctx, RunConfig{Now: d.End(), Workloads: cfg.Workloads, Loads: cfg.Loads, Targets: cfg.Targets, Window: cfg.Window,
 		Verify: cfg.Verify, Reference: cfg.Reference, Progress: cfg.Progress})
 	rep.Queries = q
 	return rep, err

@@ -174,7 +174,8 @@ func (r *ScaleReport) writeSteps(b *strings.Builder) {
 	if r.Queries == nil {
 		return
 	}
-	fmt.Fprintf(b, "Queries, closed loop, %s a step. CPU s and peak RSS: the target's processes during the step.\n\n", r.Queries.Duration)
+	fmt.Fprintf(b, "Queries, closed loop, %s a step, windows %s. CPU s and peak RSS: the target's processes during the step.\n\n",
+		r.Queries.Duration, r.Queries.Window)
 	b.WriteString("| query | clients | target | req/s | p50 | p99 | errors | CPU s | peak RSS | p50 ÷ VictoriaLogs |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, g := range r.Queries.groups() {
