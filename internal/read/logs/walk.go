@@ -129,8 +129,8 @@ func (w *walker) run(ctx context.Context) error {
 				whi = wlo + span - 1
 			}
 		}
-		edge, full, n, err := w.walkBatch(ctx, wlo, whi)
-		if err != nil {
+		edge, full, n, done, err := w.walkBatch(ctx, wlo, whi, walkRange{lo, hi, seen})
+		if err != nil || done {
 			return err
 		}
 		switch {
@@ -191,28 +191,60 @@ func (w *walker) probeRest(ctx context.Context, lo, hi int64) (all bool, err err
 	return true, nil
 }
 
+// walkRange is what is left of a walk's range when a window is asked for:
+// [lo, hi], window included, and the rows the windows before it held.
+type walkRange struct {
+	lo, hi int64
+	seen   int
+}
+
 // walkBatch collects the first batch of the window [lo, hi]: the rows up
 // to the timestamp of its batchSize-th row (edge), all rows at edge
 // included, as they may continue past the batch; rowsRead is how many
-// rows it fetched. It first asks for that
-// edge alone, over _time only, then for the rows up to it without a sort:
-// VictoriaLogs' top-k would copy every field of every row it passes.
+// rows it fetched. It first asks for that edge alone, over _time only,
+// then for the rows up to it without a sort: VictoriaLogs' top-k would
+// copy every field of every row it passes. When the count that first
+// request brings says the whole rest of the range fits a batch, the rest
+// is asked for whole instead of the window (probeRest); done then says
+// the walk is over.
 //
 // When VictoriaLogs filters lines, asking twice would match every line
 // twice, and few rows reach the top-k: one sorted request is cheaper.
-func (w *walker) walkBatch(ctx context.Context, lo, hi int64) (edge int64, full bool, rowsRead int, err error) {
+func (w *walker) walkBatch(ctx context.Context, lo, hi int64, rest walkRange) (edge int64, full bool, rowsRead int, done bool, err error) {
 	if w.req.Query.FiltersLines {
-		return w.walkBatchSorted(ctx, lo, hi)
+		edge, full, rowsRead, err = w.walkBatchSorted(ctx, lo, hi)
+		return edge, full, rowsRead, false, err
 	}
-	edge, full, err = w.batchEdge(ctx, lo, hi, w.batchSize())
+	edge, full, count, err := w.batchEdge(ctx, lo, hi, w.batchSize())
 	if err != nil {
-		return 0, false, 0, err
+		return 0, false, 0, false, err
+	}
+	if !full && w.restFits(rest, count, hi-lo+1) {
+		w.probed = true
+		if done, err = w.probeRest(ctx, rest.lo, rest.hi); err != nil || done {
+			return 0, false, 0, done, err
+		}
 	}
 	n, err := w.collectTo(ctx, lo, hi, edge, full)
 	if err != nil {
-		return 0, false, 0, err
+		return 0, false, 0, false, err
 	}
-	return edge, full, n, nil
+	return edge, full, n, false, nil
+}
+
+// restFits tells whether, once a walk, the window's count of rows and the
+// rows seen before it, spread over the rest of the range at their
+// density, say the window and the rest fit one batch together. A sparse
+// range is then two requests (the count, the rest) where asking for the
+// window's rows first took three.
+func (w *walker) restFits(rest walkRange, count int, window int64) bool {
+	if w.probed {
+		return false
+	}
+	after := rest.hi - rest.lo + 1 - window
+	covered := w.req.End - w.req.Start - after
+	seen := float64(rest.seen + count)
+	return covered > 0 && float64(count)+seen*float64(after)/float64(covered) <= maxBatch
 }
 
 // collectTo collects the rows of [lo, hi] up to edge in direction order
@@ -262,22 +294,26 @@ func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64,
 }
 
 // batchEdge returns the timestamp of the n-th row of [lo, hi] in direction
-// order; full is false when the window holds fewer rows.
-func (w *walker) batchEdge(ctx context.Context, lo, hi int64, n int) (edge int64, full bool, err error) {
+// order; full is false when the window holds fewer rows, count then
+// being how many it holds.
+func (w *walker) batchEdge(ctx context.Context, lo, hi int64, n int) (edge int64, full bool, count int, err error) {
 	q := logsql.Query{
 		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
 		Pipes:  []logsql.Pipe{logsql.Fields{"_time"}, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: n}, logsql.TimeEdge{Desc: w.req.Direction == Backward}},
 	}
 	err = w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
-		count, err := logrow.ParseCount(r.Get("n"))
-		if err != nil || count < int64(n) {
+		c, err := logrow.ParseCount(r.Get("n"))
+		if err != nil {
 			return err
+		}
+		if count = int(c); c < int64(n) {
+			return nil
 		}
 		edge, err = logrow.ParseTime(r.Get("t"))
 		full = err == nil
 		return err
 	})
-	return edge, full, err
+	return edge, full, count, err
 }
 
 // batchSize is how many rows the next request asks for: what the limit

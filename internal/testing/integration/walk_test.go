@@ -210,10 +210,18 @@ func TestWalkAsksRestWhole(t *testing.T) {
 				for query, keep := range queries {
 					for _, dir := range []string{"backward", "forward"} {
 						for _, limit := range []int{1, 3, 100, 2100, 3000} {
+							before := backendRequests(t, tg, "query_range")
 							got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
 								rangeParams(query, base, base.Add(6*time.Hour), limit, dir), nil)))
 							if want := reference(keep, dir == "backward", limit); got != want {
 								t.Errorf("%s %s limit %d:\n got  %.300s\n want %.300s", query, dir, limit, got, want)
+							}
+							// The sparse stream whole (40 lines): its first
+							// window's count, then the rest whole
+							// (logs.restFits). A lower limit may cost a
+							// request more: whether it cut a timestamp.
+							if asked := backendRequests(t, tg, "query_range") - before; query == `{app="p3"}` && limit > 40 && asked > 2 {
+								t.Errorf("%s %s limit %d: %v VictoriaLogs requests, want at most 2", query, dir, limit, asked)
 							}
 						}
 					}
