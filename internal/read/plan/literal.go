@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"math"
 	"regexp"
 	"regexp/syntax"
 	"slices"
@@ -41,7 +42,7 @@ func withLiteralFirst(re string, p *syntax.Regexp) logsql.Filter {
 	if startsWithLiteral(p) {
 		return wide
 	}
-	spellings := requiredLiteral(p).spellings
+	spellings := requiredLiteral(p, maxSpellings).spellings
 	if len(spellings) == 0 {
 		return wide
 	}
@@ -62,23 +63,28 @@ type literal struct {
 	folded    bool
 }
 
-// worth orders literals: the longer the better, a case-sensitive one
-// first among equals (one substring search, not many).
+// worth orders literals: the longer the better (the shortest spelling
+// counts), a case-sensitive one first among equals (one substring search,
+// not many).
 func (l literal) worth() int {
 	if len(l.spellings) == 0 {
 		return 0
 	}
-	n := 2 * utf8.RuneCountInString(l.spellings[0])
+	n := math.MaxInt
+	for _, s := range l.spellings {
+		n = min(n, 2*utf8.RuneCountInString(s))
+	}
 	if l.folded {
 		n--
 	}
 	return n
 }
 
-// requiredLiteral is the best literal every match of re holds (none when
-// none is known). A literal holding U+FFFD is left out: the regexp
-// matches it on an invalid byte of the line instead.
-func requiredLiteral(re *syntax.Regexp) literal {
+// requiredLiteral is the best literal every match of re holds, in at
+// most budget spellings (none when none is known). A literal holding
+// U+FFFD is left out: the regexp matches it on an invalid byte of the
+// line instead.
+func requiredLiteral(re *syntax.Regexp, budget int) literal {
 	switch re.Op {
 	case syntax.OpLiteral:
 		if slices.Contains(re.Rune, utf8.RuneError) {
@@ -87,35 +93,61 @@ func requiredLiteral(re *syntax.Regexp) literal {
 		if re.Flags&syntax.FoldCase == 0 {
 			return literal{spellings: []string{string(re.Rune)}}
 		}
-		return foldedLiteral(re.Rune)
+		return foldedLiteral(re.Rune, budget)
 	case syntax.OpCapture, syntax.OpPlus:
-		return requiredLiteral(re.Sub[0])
+		return requiredLiteral(re.Sub[0], budget)
 	case syntax.OpRepeat:
 		if re.Min >= 1 {
-			return requiredLiteral(re.Sub[0])
+			return requiredLiteral(re.Sub[0], budget)
 		}
 	case syntax.OpConcat:
 		var best literal
 		for _, sub := range re.Sub {
-			if l := requiredLiteral(sub); l.worth() > best.worth() {
+			if l := requiredLiteral(sub, budget); l.worth() > best.worth() {
 				best = l
 			}
 		}
 		return best
+	case syntax.OpAlternate:
+		return alternateLiteral(re.Sub, budget)
 	}
 	return literal{}
 }
 
+// alternateLiteral is the union of the branches' literals, each branch
+// given an equal share of the budget: a match holds one of them, as
+// Grafana's `(?i)error|warn` holds a spelling of "erro" or of "warn".
+func alternateLiteral(branches []*syntax.Regexp, budget int) literal {
+	share := budget / len(branches)
+	var out literal
+	for _, b := range branches {
+		l := requiredLiteral(b, share)
+		if len(l.spellings) == 0 {
+			return literal{}
+		}
+		for _, s := range l.spellings {
+			if !slices.Contains(out.spellings, s) {
+				out.spellings = append(out.spellings, s)
+			}
+		}
+		out.folded = out.folded || l.folded
+	}
+	if len(out.spellings) > budget {
+		return literal{}
+	}
+	return out
+}
+
 // foldedLiteral is the longest run of a literal under (?i) with at most
-// maxSpellings spellings, the earliest among equals, and those spellings:
-// each character in any of its simple case folds, as Go's regexp matches
-// it (k also as the Kelvin sign). Runs shorter than minFolded are left out.
-func foldedLiteral(runes []rune) literal {
+// budget spellings, the earliest among equals, and those spellings: each
+// character in any of its simple case folds, as Go's regexp matches it
+// (k also as the Kelvin sign). Runs shorter than minFolded are left out.
+func foldedLiteral(runes []rune, budget int) literal {
 	bestAt, bestLen := 0, 0
 	for i := range runes {
 		n := 1
 		for j := i; j < len(runes); j++ {
-			if n *= len(foldsOf(runes[j])); n > maxSpellings {
+			if n *= len(foldsOf(runes[j])); n > budget {
 				break
 			}
 			if j-i+1 > bestLen {

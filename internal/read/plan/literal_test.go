@@ -17,7 +17,11 @@ func TestWithLiteralFirst(t *testing.T) {
 	for re, want := range map[string][]string{
 		`\Berror`:             {`error`},
 		`\d+ms timeout`:       {`ms timeout`},
-		`[a-z]+=(GET|PUT)`:    {`=`},
+		`[a-z]+=(GET|PUT)`:    {`GET`, `PUT`},
+		`\d(GET|\w)`:          nil, // a branch without a literal
+		`(?i)error|warn`:      append(spellingsOf("erro"), spellingsOf("warn")...), // 16 spellings a branch
+		`(?i)\b(error|warn)`:  append(spellingsOf("erro"), spellingsOf("warn")...),
+		`\s(ab|(?i)xyz)`:      append([]string{`ab`}, spellingsOf("xyz")...),
 		`(?:\s)(queen)\s`:     {`queen`},
 		`x?abc{2}`:            {`ab`},
 		`\w+(?:\.com)+`:       {`.com`},
@@ -89,7 +93,8 @@ func firstLegs(t *testing.T, re string, f logsql.Filter) []string {
 // a row the regexp keeps).
 func TestRequiredLiteralIsInEveryMatch(t *testing.T) {
 	res := []string{`\Berror`, `\d+ms`, `(a|b)cd+e`, `\bxy\b`, `[^a]ab{1,3}c`, `(?s).?ba.?`, `(?:ab)+c`, `é\d`,
-		`\w(?:xy|z)qq`, `a(?i:b)c`, `(?i)ask`, `(?i)\bSKé`, `(?i)x(?-i:e)rr`}
+		`\w(?:xy|z)qq`, `a(?i:b)c`, `(?i)ask`, `(?i)\bSKé`, `(?i)x(?-i:e)rr`,
+		`(?i)abx|erx`, `\s(?:ab|xy|zq)c`, `(?i)\b(?:kab|ser)`, `\d(ab|(?i)xer)`}
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := []string{"a", "b", "c", "d", "e", "x", "y", "z", "q", "_", " ", "1", "ms", "error", "é", "É", "\xff", "B",
 		"\n", "k", "K", "\u212A", "s", "S", "\u017F", "A", "r", "R"}
@@ -98,7 +103,7 @@ func TestRequiredLiteralIsInEveryMatch(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		spellings := requiredLiteral(p).spellings
+		spellings := requiredLiteral(p, maxSpellings).spellings
 		if len(spellings) == 0 {
 			t.Fatalf("%q: no literal", re)
 		}

@@ -49,7 +49,9 @@ func kindsQueries() []parity.Case {
 		// regexps that require a literal they do not start with (plan/literal.go)
 		`|~ "\\Berror"`, `!~ "[ (]error\\b"`, `|~ "\\w?rror[ 9]"`,
 		// and under (?i), as Grafana's case-insensitive line filter asks
-		`|~ "(?i)ERROR"`, `!~ "(?i)\\bERRor\\b"`, `|~ "(?i)rROR[ 9]"`}
+		`|~ "(?i)ERROR"`, `!~ "(?i)\\bERRor\\b"`, `|~ "(?i)rROR[ 9]"`,
+		// alternations: a literal of each branch (plan/literal.go's alternateLiteral)
+		`|~ "(?i)\\bERRor|NESTED"`, `!~ "(?i)(rror9|TRACE)"`, `|~ "[ (](error|a b)"`}
 	for i, sel := range sels {
 		for j, p := range pipes {
 			out = append(out, parity.Case{ID: fmt.Sprintf("kinds_%d_%d", i, j), Endpoint: "/loki/api/v1/query_range",
