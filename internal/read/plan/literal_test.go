@@ -18,7 +18,7 @@ func TestWithLiteralFirst(t *testing.T) {
 		`\Berror`:             {`error`},
 		`\d+ms timeout`:       {`ms timeout`},
 		`[a-z]+=(GET|PUT)`:    {`GET`, `PUT`},
-		`\d(GET|\w)`:          nil, // a branch without a literal
+		`\d(GET|\w)`:          nil,                                                 // a branch without a literal
 		`(?i)error|warn`:      append(spellingsOf("erro"), spellingsOf("warn")...), // 16 spellings a branch
 		`(?i)\b(error|warn)`:  append(spellingsOf("erro"), spellingsOf("warn")...),
 		`\s(ab|(?i)xyz)`:      append([]string{`ab`}, spellingsOf("xyz")...),
