@@ -154,7 +154,8 @@ func TestPerQueryLatencies(t *testing.T) {
 	}
 }
 
-// TestSamplerReadsThisProcess: CPU time and peak RSS of the test itself.
+// TestSamplerReadsThisProcess: CPU time, peak RSS and peak anonymous
+// memory of the test itself.
 func TestSamplerReadsThisProcess(t *testing.T) {
 	s := startSampler([]int{os.Getpid()})
 	buf := make([]byte, 64<<20)
@@ -166,7 +167,8 @@ func TestSamplerReadsThisProcess(t *testing.T) {
 		_ = strconv.Itoa(x)
 	}
 	u := s.finish()
-	if u.PeakRSS < 64<<20 || u.CPUSeconds <= 0 {
+	// The buffer is anonymous memory: counted in both peaks.
+	if u.PeakRSS < 64<<20 || u.PeakAnon < 64<<20 || u.PeakAnon > u.PeakRSS || u.CPUSeconds <= 0 {
 		t.Fatalf("usage %+v", u)
 	}
 	_ = buf[len(buf)-1]

@@ -18,9 +18,13 @@ const clockTicks = 100
 // over all of them (vloki and the VictoriaLogs it asks), peak RSS of the
 // first (the target's own process), and each process's own figures.
 type ProcUsage struct {
-	CPUSeconds float64        `json:"cpu_seconds"`
-	PeakRSS    int64          `json:"peak_rss_bytes"`
-	Processes  []ProcessUsage `json:"processes,omitempty"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	PeakRSS    int64   `json:"peak_rss_bytes"`
+	// PeakAnon is the peak of RssAnon: RSS less the file pages mapped
+	// (VictoriaLogs reads its parts through mmap), which the kernel
+	// takes back under pressure.
+	PeakAnon  int64          `json:"peak_anon_bytes"`
+	Processes []ProcessUsage `json:"processes,omitempty"`
 }
 
 // ProcessUsage is one process's share of a ProcUsage.
@@ -28,6 +32,7 @@ type ProcessUsage struct {
 	PID        int     `json:"pid"`
 	CPUSeconds float64 `json:"cpu_seconds"`
 	PeakRSS    int64   `json:"peak_rss_bytes"`
+	PeakAnon   int64   `json:"peak_anon_bytes"`
 }
 
 // sampler watches processes: CPU from /proc/<pid>/stat, RSS from
@@ -39,11 +44,12 @@ type sampler struct {
 	done  chan struct{}
 
 	mu    sync.Mutex
-	peaks []int64 // of each process
+	peaks []int64 // RSS of each process
+	anons []int64 // RssAnon of each process
 }
 
 func startSampler(pids []int) *sampler {
-	s := &sampler{pids: pids, start: make([]float64, len(pids)), peaks: make([]int64, len(pids)),
+	s := &sampler{pids: pids, start: make([]float64, len(pids)), peaks: make([]int64, len(pids)), anons: make([]int64, len(pids)),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	for i, p := range pids {
 		s.start[i] = procCPU(p)
@@ -68,9 +74,9 @@ func (s *sampler) loop() {
 
 func (s *sampler) sample() {
 	for i, p := range s.pids {
-		rss := rssBytes(p)
+		rss, anon := memBytes(p)
 		s.mu.Lock()
-		s.peaks[i] = max(s.peaks[i], rss)
+		s.peaks[i], s.anons[i] = max(s.peaks[i], rss), max(s.anons[i], anon)
 		s.mu.Unlock()
 	}
 }
@@ -84,12 +90,12 @@ func (s *sampler) finish() ProcUsage {
 	defer s.mu.Unlock()
 	var u ProcUsage
 	for i, p := range s.pids {
-		pu := ProcessUsage{PID: p, CPUSeconds: procCPU(p) - s.start[i], PeakRSS: s.peaks[i]}
+		pu := ProcessUsage{PID: p, CPUSeconds: procCPU(p) - s.start[i], PeakRSS: s.peaks[i], PeakAnon: s.anons[i]}
 		u.CPUSeconds += pu.CPUSeconds
 		u.Processes = append(u.Processes, pu)
 	}
 	if len(s.peaks) > 0 {
-		u.PeakRSS = s.peaks[0]
+		u.PeakRSS, u.PeakAnon = s.peaks[0], s.anons[0]
 	}
 	return u
 }
@@ -113,17 +119,28 @@ func procCPU(pid int) float64 {
 
 // rssBytes reads VmRSS of /proc/<pid>/status.
 func rssBytes(pid int) int64 {
+	rss, _ := memBytes(pid)
+	return rss
+}
+
+// memBytes reads VmRSS and RssAnon of /proc/<pid>/status.
+func memBytes(pid int) (rss, anon int64) {
 	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	defer f.Close()
+	kb := func(v string) int64 {
+		n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		return n << 10
+	}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		if v, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			return kb << 10
+			rss = kb(v)
+		} else if v, ok := strings.CutPrefix(sc.Text(), "RssAnon:"); ok {
+			anon = kb(v)
 		}
 	}
-	return 0
+	return rss, anon
 }

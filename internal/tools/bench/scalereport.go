@@ -212,16 +212,24 @@ func cpuCell(u ProcUsage) string {
 	return out
 }
 
-// rssCell is each process's peak RSS.
+// rssCell is each process's peak RSS, and of it the peak of anonymous
+// memory (what is not the store's mapped file pages).
 func rssCell(u ProcUsage) string {
 	if len(u.Processes) == 0 {
-		return mib(u.PeakRSS)
+		return rssAnon(u.PeakRSS, u.PeakAnon)
 	}
 	var parts []string
 	for _, p := range u.Processes {
-		parts = append(parts, mib(p.PeakRSS))
+		parts = append(parts, rssAnon(p.PeakRSS, p.PeakAnon))
 	}
 	return strings.Join(parts, " + ")
+}
+
+func rssAnon(rss, anon int64) string {
+	if anon == 0 {
+		return mib(rss)
+	}
+	return mib(rss) + " (anon " + mib(anon) + ")"
 }
 
 // thousands writes n with comma separators.
