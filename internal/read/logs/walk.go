@@ -167,11 +167,14 @@ func (w *walker) run(ctx context.Context) error {
 // batches: walkIndexed), so a sparse range is then three requests where
 // doubling windows took one or two per window.
 func (w *walker) worthProbing(seen int, rest int64) bool {
-	if w.probed {
-		return false
-	}
+	return !w.probed && w.fits(0, seen, rest)
+}
+
+// fits tells whether have rows and the rows of the unread rest, at the
+// density of seen rows over the range read so far, make at most a batch.
+func (w *walker) fits(have, seen int, rest int64) bool {
 	covered := w.req.End - w.req.Start - rest
-	return covered > 0 && float64(seen)*float64(rest)/float64(covered) <= maxBatch
+	return covered > 0 && float64(have)+float64(seen)*float64(rest)/float64(covered) <= maxBatch
 }
 
 // probeRest asks for at most maxBatch+1 rows of the rest of the range
@@ -238,13 +241,7 @@ func (w *walker) walkBatch(ctx context.Context, lo, hi int64, rest walkRange) (e
 // range is then two requests (the count, the rest) where asking for the
 // window's rows first took three.
 func (w *walker) restFits(rest walkRange, count int, window int64) bool {
-	if w.probed {
-		return false
-	}
-	after := rest.hi - rest.lo + 1 - window
-	covered := w.req.End - w.req.Start - after
-	seen := float64(rest.seen + count)
-	return covered > 0 && float64(count)+seen*float64(after)/float64(covered) <= maxBatch
+	return !w.probed && w.fits(count, rest.seen+count, rest.hi-rest.lo+1-window)
 }
 
 // collectTo collects the rows of [lo, hi] up to edge in direction order
