@@ -157,7 +157,7 @@ func TestPerQueryLatencies(t *testing.T) {
 // TestSamplerReadsThisProcess: CPU time, peak RSS and peak anonymous
 // memory of the test itself.
 func TestSamplerReadsThisProcess(t *testing.T) {
-	s := startSampler([]int{os.Getpid()})
+	s := startSampler([]int{os.Getpid()}, "")
 	buf := make([]byte, 64<<20)
 	for i := range buf {
 		buf[i] = byte(i)

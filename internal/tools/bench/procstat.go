@@ -23,7 +23,10 @@ type ProcUsage struct {
 	// PeakAnon is the peak of RssAnon: RSS less the file pages mapped
 	// (VictoriaLogs reads its parts through mmap), which the kernel
 	// takes back under pressure.
-	PeakAnon  int64          `json:"peak_anon_bytes"`
+	PeakAnon int64 `json:"peak_anon_bytes"`
+	// GoHeap is the first process's Go heap at its largest (nil: no
+	// /metrics with Go's figures).
+	GoHeap    *GoHeap        `json:"go_heap,omitempty"`
 	Processes []ProcessUsage `json:"processes,omitempty"`
 }
 
@@ -36,9 +39,11 @@ type ProcessUsage struct {
 }
 
 // sampler watches processes: CPU from /proc/<pid>/stat, RSS from
-// /proc/<pid>/status, sampled every 100 ms for the peak.
+// /proc/<pid>/status, sampled every 100 ms for the peak; and the first
+// one's Go heap from its /metrics when a URL is given.
 type sampler struct {
 	pids  []int
+	heap  *heapPoller
 	start []float64 // CPU seconds of each process when sampling began
 	stop  chan struct{}
 	done  chan struct{}
@@ -48,11 +53,14 @@ type sampler struct {
 	anons []int64 // RssAnon of each process
 }
 
-func startSampler(pids []int) *sampler {
+func startSampler(pids []int, metricsURL string) *sampler {
 	s := &sampler{pids: pids, start: make([]float64, len(pids)), peaks: make([]int64, len(pids)), anons: make([]int64, len(pids)),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	for i, p := range pids {
 		s.start[i] = procCPU(p)
+	}
+	if metricsURL != "" {
+		s.heap = startHeapPoller(metricsURL)
 	}
 	go s.loop()
 	return s
@@ -86,6 +94,10 @@ func (s *sampler) finish() ProcUsage {
 	close(s.stop)
 	<-s.done
 	s.sample()
+	var heap GoHeap
+	if s.heap != nil {
+		heap = s.heap.finish()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var u ProcUsage
@@ -96,6 +108,9 @@ func (s *sampler) finish() ProcUsage {
 	}
 	if len(s.peaks) > 0 {
 		u.PeakRSS, u.PeakAnon = s.peaks[0], s.anons[0]
+	}
+	if heap.Held > 0 {
+		u.GoHeap = &heap
 	}
 	return u
 }

@@ -98,7 +98,7 @@ func step(cfg RunConfig, w Workload, l Load, tg Target) Step {
 	if queries == 0 {
 		return Step{Workload: w.Name, Target: tg.Name, Clients: l.Clients, Rate: l.Rate}
 	}
-	s := startSampler(tg.PIDs)
+	s := startSampler(tg.PIDs, tg.metricsURL())
 	var done atomic.Uint64
 	stop := showProgress(cfg.Progress, fmt.Sprintf("%s, %s, %s", w.Name, Step{Clients: l.Clients, Rate: l.Rate}.load(), tg.Name), began,
 		func() uint64 { return done.Load() }, "requests")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +27,15 @@ type Target struct {
 	Header http.Header
 	// PIDs are the processes whose CPU and memory the step measures.
 	PIDs []int
+}
+
+// metricsURL is where the target's own process reports its Go runtime
+// (vloki, VictoriaLogs and Loki all serve /metrics); none without PIDs.
+func (t Target) metricsURL() string {
+	if len(t.PIDs) == 0 {
+		return ""
+	}
+	return strings.TrimSuffix(t.URL, "/") + "/metrics"
 }
 
 // Load is how a step sends its requests.

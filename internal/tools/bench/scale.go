@@ -108,7 +108,7 @@ func ingest(ctx context.Context, d *scaledata.Dataset, tg Target, cfg ScaleConfi
 	in := Ingestion{Target: tg.Name, Via: sink.Format.Via()}
 	opts := cfg.Ingest
 	opts.Pushed = &atomic.Int64{}
-	s := startSampler(tg.PIDs)
+	s := startSampler(tg.PIDs, tg.metricsURL())
 	stop := showProgress(cfg.Progress, "ingest "+tg.Name+" ("+in.Via+")", time.Now(),
 		func() uint64 { return uint64(opts.Pushed.Load()) }, "lines")
 	res, err := scaleingest.Push(ctx, d, sink, opts)

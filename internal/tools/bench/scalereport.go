@@ -213,16 +213,21 @@ func cpuCell(u ProcUsage) string {
 }
 
 // rssCell is each process's peak RSS, and of it the peak of anonymous
-// memory (what is not the store's mapped file pages).
+// memory (what is not the store's mapped file pages); then the first
+// process's Go heap at its largest.
 func rssCell(u ProcUsage) string {
-	if len(u.Processes) == 0 {
-		return rssAnon(u.PeakRSS, u.PeakAnon)
-	}
 	var parts []string
+	if len(u.Processes) == 0 {
+		parts = append(parts, rssAnon(u.PeakRSS, u.PeakAnon))
+	}
 	for _, p := range u.Processes {
 		parts = append(parts, rssAnon(p.PeakRSS, p.PeakAnon))
 	}
-	return strings.Join(parts, " + ")
+	out := strings.Join(parts, " + ")
+	if h := u.GoHeap; h != nil {
+		out += "; Go heap " + mib(h.Held) + " (in use " + mib(h.InUse) + ", goal " + mib(h.Goal) + ")"
+	}
+	return out
 }
 
 func rssAnon(rss, anon int64) string {
