@@ -31,7 +31,7 @@ func (s *Server) serveValues(w http.ResponseWriter, ctx context.Context, t tenan
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(encode(nil, vals))
+	frontend.WriteWhole(w, encode(nil, vals))
 }
 
 // series serves /series: the label sets of streams matching any selector.
@@ -42,5 +42,5 @@ func (s *Server) series(w http.ResponseWriter, ctx context.Context, t tenant.ID,
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(lokijson.AppendSeries(nil, sets))
+	frontend.WriteWhole(w, lokijson.AppendSeries(nil, sets))
 }

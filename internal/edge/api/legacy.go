@@ -26,7 +26,7 @@ func (s *Server) legacyQuery(w http.ResponseWriter, ctx context.Context, t tenan
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(lokijson.AppendLegacyStreams(nil, res.Streams.Streams, streamsStats(res.Streams, time.Since(start))))
+	frontend.WriteWhole(w, lokijson.AppendLegacyStreams(nil, res.Streams.Streams, streamsStats(res.Streams, time.Since(start))))
 }
 
 // withLegacyRegexp appends the legacy regexp parameter to a log query as a

@@ -18,5 +18,5 @@ func (s *Server) patterns(w http.ResponseWriter, ctx context.Context, t tenant.I
 		return
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
-	_, _ = w.Write(lokijson.AppendPatterns(nil, series))
+	frontend.WriteWhole(w, lokijson.AppendPatterns(nil, series))
 }

@@ -69,10 +69,10 @@ func direction(d loghttp.Direction) engine.Direction {
 func (s *Server) writeResult(w http.ResponseWriter, res *engine.Result, flags loghttp.Flags, took time.Duration) {
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	if res.Streams != nil {
-		_, _ = w.Write(lokijson.AppendStreams(nil, res.Streams.Streams, flags, streamsStats(res.Streams, took)))
+		frontend.WriteWhole(w, lokijson.AppendStreams(nil, res.Streams.Streams, flags, streamsStats(res.Streams, took)))
 		return
 	}
-	_, _ = w.Write(appendMetric(nil, res.Metric, lokijson.Stats{ExecTime: took.Seconds()}))
+	frontend.WriteWhole(w, appendMetric(nil, res.Metric, lokijson.Stats{ExecTime: took.Seconds()}))
 }
 
 // streamsStats are the figures a log query's stats report.

@@ -19,8 +19,8 @@ func (s *Server) volume(w http.ResponseWriter, ctx context.Context, t tenant.ID,
 	}
 	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
 	if vols.Matrix {
-		_, _ = w.Write(lokijson.AppendMatrix(nil, vols.Series, lokijson.Stats{}))
+		frontend.WriteWhole(w, lokijson.AppendMatrix(nil, vols.Series, lokijson.Stats{}))
 		return
 	}
-	_, _ = w.Write(lokijson.AppendVector(nil, vols.Series, lokijson.Stats{}))
+	frontend.WriteWhole(w, lokijson.AppendVector(nil, vols.Series, lokijson.Stats{}))
 }
