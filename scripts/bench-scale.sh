@@ -29,7 +29,8 @@
 #             shifted back by a random 0–2 h (never asked twice), every
 #             query but the two full scans (BENCH_SCALE_MEMORY_WORKLOADS);
 #             then each vloki's heap profile and /metrics, and the embedded
-#             one restarted on its store: shutdown and start-up timed
+#             one restarted on its store: shutdown and start-up timed;
+#             BENCH_SCALE_MEMORY_EXT=0 leaves vloki-ext out
 #   ingest    opt-in: ingestion only, each target alone, Loki v3.7.8 the
 #             fourth: BENCH_SCALE_INGEST_LINES (3,000,000) over
 #             BENCH_SCALE_INGEST_DAYS (7) by BENCH_SCALE_PUSHERS, dense
@@ -173,8 +174,14 @@ run_memory_phase() {
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; pid_vld=${pids[-1]}
   p_emb=$(free_port) q_emb=$(free_port)
   start_vloki vloki "$p_emb" -storage.path="$work/emb" -server.pprof-listen-address=127.0.0.1:"$q_emb"; pid_emb=${pids[-1]}
-  p_ext=$(free_port) q_ext=$(free_port)
-  start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" -server.pprof-listen-address=127.0.0.1:"$q_ext"; pid_ext=${pids[-1]}
+  # BENCH_SCALE_MEMORY_EXT=0 leaves vloki on an external VictoriaLogs out
+  # (a third of the phase's ingestion time).
+  local ext=() vlokis=("vloki $p_emb $q_emb")
+  if [[ ${BENCH_SCALE_MEMORY_EXT:-1} == 1 ]]; then
+    p_ext=$(free_port) q_ext=$(free_port)
+    start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" -server.pprof-listen-address=127.0.0.1:"$q_ext"; pid_ext=${pids[-1]}
+    ext=(-target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext") vlokis+=("vloki-ext $p_ext $q_ext")
+  fi
   echo "phase memory: $n lines" >&2
   # The full scans (the queen volume, the |= needle) leave them out by
   # default: 50 of them at once take the storage engine's query memory in
@@ -183,9 +190,9 @@ run_memory_phase() {
   local wl=${BENCH_SCALE_MEMORY_WORKLOADS:-qw term,qw datacenter,qw datacenter_with_term,qw logs_volume,qw datacenter_logs_volume,qw term_datacenter_logs_volume,needle json trace_id}
   "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" -pushers "${BENCH_SCALE_PUSHERS:-4}" \
     -clients "${BENCH_SCALE_CLIENTS:-50}" -duration "${BENCH_SCALE_DURATION:-15s}" -window shifted -workloads "$wl" -out "$dir" \
-    -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext" \
+    -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" "${ext[@]}" \
     -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" >/dev/null
-  for t in "vloki $p_emb $q_emb" "vloki-ext $p_ext $q_ext"; do
+  for t in "${vlokis[@]}"; do
     set -- $t
     curl -sf "http://127.0.0.1:$3/debug/pprof/heap?gc=1" >"$dir/$1.heap"
     curl -sf "http://127.0.0.1:$2/metrics" >"$dir/$1.metrics"

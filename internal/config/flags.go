@@ -51,6 +51,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.QueryScheduler.MaxOutstandingPerTenant, "query-scheduler.max-outstanding-requests-per-tenant", c.QueryScheduler.MaxOutstandingPerTenant, "queued queries per tenant beyond which vloki answers 429 too many outstanding requests (0: unbounded)")
 	fs.Float64Var(&c.Memory.AllowedPercent, "memory.allowed-percent", c.Memory.AllowedPercent, "percent of the machine's memory the process may use: the embedded VictoriaLogs' cache sizes and Go's soft memory limit")
 	fs.Int64Var(&c.Memory.AllowedBytes, "memory.allowed-bytes", c.Memory.AllowedBytes, "bytes the process may use; overrides -memory.allowed-percent when > 0")
+	fs.IntVar(&c.Memory.GCPercent, "memory.gc-percent", c.Memory.GCPercent, "Go's GOGC for the process (0: 50 on the embedded engine, Go's 100 on an external VictoriaLogs); a GOGC in the environment wins")
 	fs.BoolVar(&c.Patterns.Enabled, "patterns.enabled", c.Patterns.Enabled, "answer /loki/api/v1/patterns (Logs Drilldown's Patterns tab) as Loki with its pattern ingester on; off answers none, as Loki's default")
 	fs.IntVar(&c.Patterns.MaxLines, "patterns.max-lines", c.Patterns.MaxLines, "newest lines of the last 3 hours one patterns request reads and clusters")
 	fs.IntVar(&c.Patterns.MaxLiveStreams, "patterns.max-live-streams", c.Patterns.MaxLiveStreams, "streams whose pushes are mined for patterns as they come (with -backend.sole-writer), across tenants; a tenant beyond it is mined from storage when asked")

@@ -64,7 +64,7 @@ type App struct {
 // New builds vloki from cfg, starting the embedded engine when no backend
 // URL is configured.
 func New(cfg config.Config, log *slog.Logger) (*App, error) {
-	if err := LimitMemory(cfg.Memory, log); err != nil {
+	if err := LimitMemory(cfg.Memory, cfg.Backend.URL == "" && cfg.Backend.SelectURL == "", log); err != nil {
 		return nil, err
 	}
 	m := metrics.New()

@@ -115,7 +115,7 @@ func memTarget(t *testing.T, mode string) (string, int) {
 	if n := envInt("VLOKI_MEM_ALLOWED", 0); n > 0 {
 		cfg.Memory.AllowedBytes = int64(n)
 	}
-	if err := server.LimitMemory(cfg.Memory, slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
+	if err := server.LimitMemory(cfg.Memory, mode == "embedded", slog.New(slog.NewTextHandler(io.Discard, nil))); err != nil {
 		t.Fatal(err)
 	}
 	switch mode {
