@@ -31,46 +31,11 @@ type cluster struct {
 	samples chunks
 }
 
-// node is a prefix-tree node: children by token, clusters at leaves.
-// Children are a slice, not a map: there are at most maxChildren, most
-// nodes have one, and a map per node made the tree most of the miner's
-// memory.
-type node struct {
-	children   []edge
-	clusterIDs []int
-}
-
-// edge is a child and its token (the founding cluster's copy, never a
-// slice of a pushed line).
-type edge struct {
-	token string
-	next  *node
-}
-
-func newNode() *node { return &node{} }
-
-// find is the child under token t, or nil.
-func (n *node) find(t string) *node {
-	for _, e := range n.children {
-		if e.token == t {
-			return e.next
-		}
-	}
-	return nil
-}
-
-// add files a new child under t.
-func (n *node) add(t string) *node {
-	next := newNode()
-	n.children = append(n.children, edge{t, next})
-	return next
-}
-
 // drain clusters the lines of one stream and level as Loki's pattern
 // ingester does (Drain: a prefix tree on token count and leading tokens,
 // then the most similar cluster above a threshold).
 type drain struct {
-	root     *node
+	tree     *tree
 	clusters *clusterLRU
 	lastID   int
 	tok      tokenizer
@@ -78,7 +43,7 @@ type drain struct {
 }
 
 func newDrain(tok tokenizer) *drain {
-	d := &drain{root: newNode(), tok: tok}
+	d := &drain{tree: newTree(), tok: tok}
 	d.clusters = newClusterLRU(maxClusters, func() { d.limit.evicted++ })
 	return d
 }
@@ -112,10 +77,21 @@ func (d *drain) train(line string, tsNano, clock int64) {
 	d.clusters.get(c.id)
 }
 
+// cloneStrings copies ss into one allocation (a string apiece made the
+// clusters' tokens a fifth of the process' heap objects).
 func cloneStrings(ss []string) []string {
-	out := make([]string, len(ss))
+	n := 0
+	for _, s := range ss {
+		n += len(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for _, s := range ss {
+		b.WriteString(s)
+	}
+	all, out := b.String(), make([]string, len(ss))
 	for i, s := range ss {
-		out[i] = strings.Clone(s)
+		out[i], all = all[:len(s)], all[len(s):]
 	}
 	return out
 }
@@ -124,21 +100,22 @@ func cloneStrings(ss []string) []string {
 // placeholder child when the token has none), and picks the best leaf
 // cluster.
 func (d *drain) search(tokens []string) *cluster {
-	cur := d.root.find(strconv.Itoa(len(tokens)))
-	if cur == nil {
+	t := d.tree
+	cur := t.find(root, strconv.Itoa(len(tokens)))
+	if cur == none {
 		return nil
 	}
 	for depth := 1; depth < maxNodeDepth && depth < len(tokens); depth++ {
-		next := cur.find(tokens[depth-1])
-		if next == nil {
-			next = cur.find(placeholder)
+		next := t.find(cur, tokens[depth-1])
+		if next == none {
+			next = t.find(cur, placeholder)
 		}
-		if next == nil {
+		if next == none {
 			return nil
 		}
 		cur = next
 	}
-	return d.bestMatch(cur.clusterIDs, tokens)
+	return d.bestMatch(t.clusterIDs(cur), tokens)
 }
 
 // bestMatch is the most similar cluster (ties: more placeholders), if its
@@ -191,9 +168,9 @@ func seqSimilarity(clusterTokens, tokens []string) (float64, int) {
 // children sends new tokens there too.
 func (d *drain) addToTree(c *cluster) {
 	key := strconv.Itoa(len(c.tokens))
-	cur := d.root.find(key)
-	if cur == nil {
-		cur = d.root.add(key)
+	cur := d.tree.find(root, key)
+	if cur == none {
+		cur = d.tree.add(root, key)
 	}
 	for depth, t := range c.tokens {
 		if depth+1 >= maxNodeDepth || depth+1 >= len(c.tokens) {
@@ -205,33 +182,36 @@ func (d *drain) addToTree(c *cluster) {
 }
 
 // addToLeaf drops ids of evicted clusters before adding the new one.
-func (d *drain) addToLeaf(n *node, id int) {
-	kept := make([]int, 0, len(n.clusterIDs)+1)
-	for _, old := range n.clusterIDs {
+func (d *drain) addToLeaf(n int32, id int) {
+	ids := d.tree.clusterIDs(n)
+	kept := make([]int, 0, len(ids)+1)
+	for _, old := range ids {
 		if d.clusters.get(old) != nil {
 			kept = append(kept, old)
 		}
 	}
-	n.clusterIDs = append(kept, id)
+	d.tree.setClusterIDs(n, append(kept, id))
 }
 
-func (d *drain) child(cur *node, t string) *node {
-	if next := cur.find(t); next != nil {
+func (d *drain) child(cur int32, tok string) int32 {
+	t := d.tree
+	if next := t.find(cur, tok); next != none {
 		return next
 	}
-	param := cur.find(placeholder)
-	hasParam := param != nil
+	param := t.find(cur, placeholder)
+	hasParam := param != none
+	children := int(t.nodes[cur].children)
 	switch {
-	case hasNumbers(t):
+	case hasNumbers(tok):
 		if !hasParam {
-			param = cur.add(placeholder)
+			param = t.add(cur, placeholder)
 		}
 		return param
-	case hasParam && len(cur.children) < maxChildren,
-		!hasParam && len(cur.children)+1 < maxChildren:
-		return cur.add(t)
-	case !hasParam && len(cur.children)+1 == maxChildren:
-		return cur.add(placeholder)
+	case hasParam && children < maxChildren,
+		!hasParam && children+1 < maxChildren:
+		return t.add(cur, tok)
+	case !hasParam && children+1 == maxChildren:
+		return t.add(cur, placeholder)
 	}
 	return param
 }

@@ -195,27 +195,47 @@ func (d *drain) prune(cutoffMs int64) {
 			d.clusters.remove(c.id)
 		}
 	}
-	d.pruneTree(d.root)
+	d.pruneTree()
 }
 
 // pruneTree removes children without live clusters below them; like
-// Loki's, each cluster id it checks counts as a use.
-func (d *drain) pruneTree(n *node) int {
-	kept := n.children[:0]
-	for _, e := range n.children {
-		if d.pruneTree(e.next) > 0 {
-			kept = append(kept, e)
+// Loki's, each cluster id it checks counts as a use. The kept branches
+// are copied into a new tree, children in their order, so the old one's
+// dropped nodes are freed whole.
+func (d *drain) pruneTree() {
+	kept := &tree{}
+	d.keep(root, kept)
+	d.tree = kept
+}
+
+// keep copies node n into dst with its children that have live clusters
+// below them, and returns the copy and how many children and live
+// cluster ids it holds (a child is kept when that is above 0).
+func (d *drain) keep(n int32, dst *tree) (int32, int) {
+	src := d.tree
+	at := dst.newNode()
+	for e := src.nodes[n].first; e != none; e = src.edges[e].sibling {
+		before := dst.size()
+		child, count := d.keep(src.edges[e].child, dst)
+		if count == 0 {
+			dst.truncate(before)
+			continue
 		}
+		tok := src.token(e)
+		dst.text = append(dst.text, tok...)
+		dst.linkText(at, len(tok), child)
 	}
-	clear(n.children[len(kept):])
-	n.children = kept
 	live := 0
-	for _, id := range n.clusterIDs {
+	ids := src.clusterIDs(n)
+	for _, id := range ids {
 		if d.clusters.get(id) != nil {
 			live++
 		}
 	}
-	return len(n.children) + live
+	if ids != nil {
+		dst.setClusterIDs(at, ids)
+	}
+	return at, int(dst.nodes[at].children) + live
 }
 
 func (c *chunks) prune(cutoffMs int64) {

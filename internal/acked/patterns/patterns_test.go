@@ -197,7 +197,7 @@ func TestTreeNodesAreSmall(t *testing.T) {
 	}
 	runtime.GC()
 	runtime.ReadMemStats(&after)
-	nodes := countNodes(d.root)
+	nodes := len(d.tree.nodes)
 	perNode := float64(after.HeapAlloc-before.HeapAlloc) / float64(nodes)
 	if nodes < 10000 || perNode > 200 {
 		t.Fatalf("%d nodes, %.0f bytes of heap per node", nodes, perNode)
@@ -205,10 +205,35 @@ func TestTreeNodesAreSmall(t *testing.T) {
 	runtime.KeepAlive(d)
 }
 
-func countNodes(n *node) int {
-	c := 1
-	for _, e := range n.children {
-		c += countNodes(e.next)
+// TestPruneTreeKeepsLiveBranches: pruning leaves the tree a drain trained
+// on the surviving lines alone would have, and the survivors are found
+// again (their lines join them, no new cluster).
+func TestPruneTreeKeepsLiveBranches(t *testing.T) {
+	const hour = int64(3_600_000_000_000)
+	old := func(i int) string { return fmt.Sprintf("old%d gone w%d x%d y%d z%d", i, i, i%3, i%5, i%7) }
+	kept := []string{"kept line number one here", "kept other text with words", "kept line number one there"}
+	d, alone := newDrain(punctuation{maxLineLength}), newDrain(punctuation{maxLineLength})
+	for i := range 40 {
+		d.train(old(i), int64(i)*1e9, int64(i)*1e9)
 	}
-	return c
+	for i, l := range kept {
+		d.train(l, 10*hour+int64(i)*1e9, 10*hour+int64(i)*1e9)
+		alone.train(l, 10*hour+int64(i)*1e9, 10*hour+int64(i)*1e9)
+	}
+	before := len(d.tree.nodes)
+	d.prune(5 * hour / 1e6)
+	if len(d.tree.nodes) != len(alone.tree.nodes) || len(d.tree.edges) != len(alone.tree.edges) || len(d.tree.text) != len(alone.tree.text) {
+		t.Fatalf("after pruning: %d nodes, %d edges, %d bytes of tokens (%d nodes before); trained on the survivors alone: %d, %d, %d",
+			len(d.tree.nodes), len(d.tree.edges), len(d.tree.text), before, len(alone.tree.nodes), len(alone.tree.edges), len(alone.tree.text))
+	}
+	ids := d.lastID
+	for _, l := range kept {
+		if c := d.search(strings.Fields(l)); c == nil {
+			t.Fatalf("%q: its cluster is not found after pruning", l)
+		}
+		d.train(l, 11*hour, 11*hour)
+	}
+	if d.lastID != ids || d.clusters.order.Len() != 2 {
+		t.Fatalf("after pruning, the kept lines made clusters: last id %d (was %d), %d clusters", d.lastID, ids, d.clusters.order.Len())
+	}
 }
