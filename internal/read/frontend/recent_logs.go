@@ -336,15 +336,23 @@ func (f *Frontend) noRowsIn(ctx context.Context, run *engine.LogRun, lo, hi int6
 // assemble groups entries (newest first) into streams in label order, as
 // the collector answers.
 func assemble(stats logs.Stats, parts ...[]recentEntry) *logs.Result {
-	byKey := map[string]*lokidata.Stream{}
-	var keys []string
+	// Each stream's entries in one allocation of their size: grown by
+	// appends they took several, twice their size in all.
+	counts := map[string]int{}
 	n := 0
 	for _, entries := range parts { // in turn, not joined: no copy of them all
 		n += len(entries)
 		for _, r := range entries {
+			counts[r.key]++
+		}
+	}
+	byKey := make(map[string]*lokidata.Stream, len(counts))
+	keys := make([]string, 0, len(counts))
+	for _, entries := range parts {
+		for _, r := range entries {
 			s, ok := byKey[r.key]
 			if !ok {
-				s = &lokidata.Stream{Labels: r.labels}
+				s = &lokidata.Stream{Labels: r.labels, Entries: make([]lokidata.Entry, 0, counts[r.key])}
 				byKey[r.key] = s
 				keys = append(keys, r.key)
 			}
