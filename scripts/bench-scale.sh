@@ -30,7 +30,8 @@
 #             query but the two full scans (BENCH_SCALE_MEMORY_WORKLOADS);
 #             then each vloki's heap profile and /metrics, and the embedded
 #             one restarted on its store: shutdown and start-up timed;
-#             BENCH_SCALE_MEMORY_EXT=0 leaves vloki-ext out
+#             BENCH_SCALE_MEMORY_EXT=0 leaves vloki-ext out,
+#             BENCH_SCALE_MEMORY_FLAGS adds flags to the embedded vloki
 #   ingest    opt-in: ingestion only, each target alone, Loki v3.7.8 the
 #             fourth: BENCH_SCALE_INGEST_LINES (3,000,000) over
 #             BENCH_SCALE_INGEST_DAYS (7) by BENCH_SCALE_PUSHERS, dense
@@ -173,7 +174,10 @@ run_memory_phase() {
   p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; pid_vlx=${pids[-1]}
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; pid_vld=${pids[-1]}
   p_emb=$(free_port) q_emb=$(free_port)
-  start_vloki vloki "$p_emb" -storage.path="$work/emb" -server.pprof-listen-address=127.0.0.1:"$q_emb"; pid_emb=${pids[-1]}
+  # BENCH_SCALE_MEMORY_FLAGS: more flags for the embedded vloki (e.g.
+  # -memory.gc-percent=100, Go's default, to compare with vloki's).
+  # shellcheck disable=SC2086
+  start_vloki vloki "$p_emb" -storage.path="$work/emb" -server.pprof-listen-address=127.0.0.1:"$q_emb" ${BENCH_SCALE_MEMORY_FLAGS:-}; pid_emb=${pids[-1]}
   # BENCH_SCALE_MEMORY_EXT=0 leaves vloki on an external VictoriaLogs out
   # (a third of the phase's ingestion time).
   local ext=() vlokis=("vloki $p_emb $q_emb")
