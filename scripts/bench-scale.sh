@@ -33,10 +33,15 @@
 #             BENCH_SCALE_MEMORY_EXT=0 leaves vloki-ext out,
 #             BENCH_SCALE_MEMORY_FLAGS adds flags to the embedded vloki
 #   ingest    opt-in: ingestion only, each target alone, Loki v3.7.8 the
-#             fourth: BENCH_SCALE_INGEST_LINES (3,000,000) over
+#             last, a second VictoriaLogs pushed in BENCH_SCALE_VIA's
+#             format through its own endpoint for it (Loki's push with
+#             message parsing off, or OTLP) beside the jsonline one:
+#             BENCH_SCALE_INGEST_LINES (3,000,000) over
 #             BENCH_SCALE_INGEST_DAYS (7) by BENCH_SCALE_PUSHERS, dense
 #             enough that the pushers' batches in flight stay within
-#             Loki's hour; BENCH_SCALE_INGEST_HOSTS=1 for 25,600 streams
+#             Loki's hour; BENCH_SCALE_INGEST_HOSTS=1 for 25,600 streams;
+#             BENCH_SCALE_INGEST_CLIENTS=10: that many clients query each
+#             target while it ingests (a region's logs and volume panels)
 #
 # BENCH_SCALE_VIA (proto) is how the vloki and Loki targets are pushed
 # to: proto (Loki's protobuf+snappy), json (Loki's JSON) or otlp (OTLP/HTTP
@@ -92,7 +97,7 @@ stop_phase() {
 extra_targets=()
 run_phase() { # phase lines extra-flags...
   local phase=$1 n=$2; shift 2
-  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct" "$work/vl-s0" "$work/vl-s1" "$work/vl-front"
+  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct" "$work/vl-own" "$work/vl-s0" "$work/vl-s1" "$work/vl-front"
   local p_vlx p_vld p_emb p_ext
   p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; local pid_vlx=${pids[-1]}
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; local pid_vld=${pids[-1]}
@@ -107,6 +112,11 @@ run_phase() { # phase lines extra-flags...
     p_cl=$(free_port); start_vloki vloki-cluster "$p_cl" -backend.url="http://127.0.0.1:$p_front" "${cold_ext[@]}"
     cluster=(-target "vloki-cluster=http://127.0.0.1:$p_cl,pid=${pids[-1]}+$pid_front+$pid_s0+$pid_s1")
   fi
+  local own=()
+  if [[ $phase == ingest ]]; then # VictoriaLogs also through its own endpoint for the format
+    local p_own; p_own=$(free_port); start_vl vl-own "$p_own"
+    own=(-target "victorialogs-own=http://127.0.0.1:$p_own,ownendpoint,pid=${pids[-1]}")
+  fi
   echo "phase $phase: $n lines" >&2
   # The phase's own flags ("$@") come last: they win over the defaults.
   "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" \
@@ -114,7 +124,7 @@ run_phase() { # phase lines extra-flags...
     -out "$out/$phase" \
     -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" \
     -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$pid_vlx" "${cluster[@]}" \
-    -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" "${extra_targets[@]}" >/dev/null
+    -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" "${own[@]}" "${extra_targets[@]}" >/dev/null
   disk "$phase" "$n" >>"$out/$phase/report.md"
   stop_phase
 }
@@ -125,6 +135,10 @@ disk() { # phase lines
   e=$(du -sb "$work/emb" | cut -f1); x=$(du -sb "$work/vl-ext" | cut -f1); d=$(du -sb "$work/vl-direct" | cut -f1)
   echo
   echo "Disk after the phase (du -sb): vloki $e B, vloki-ext's VictoriaLogs $x B, VictoriaLogs (jsonline) $d B; per line $((e / $2)) / $((x / $2)) / $((d / $2)) B."
+  if [[ -d $work/vl-own ]]; then
+    local o; o=$(du -sb "$work/vl-own" | cut -f1)
+    echo "VictoriaLogs through its own endpoint for the format: $o B; per line $((o / $2)) B."
+  fi
   if [[ -d $work/vl-s0 ]]; then
     local s0 s1
     s0=$(du -sb "$work/vl-s0" | cut -f1); s1=$(du -sb "$work/vl-s1" | cut -f1)
@@ -158,7 +172,7 @@ run_ingest_phase() {
   local hosts=()
   [[ ${BENCH_SCALE_INGEST_HOSTS:-0} == 1 ]] && hosts=(-hosts)
   local n=${BENCH_SCALE_INGEST_LINES:-3000000} l
-  run_phase ingest "$n" -ingest-only -days "${BENCH_SCALE_INGEST_DAYS:-7}" "${hosts[@]}"
+  run_phase ingest "$n" -ingest-only -days "${BENCH_SCALE_INGEST_DAYS:-7}" -ingest-clients "${BENCH_SCALE_INGEST_CLIENTS:-0}" "${hosts[@]}"
   l=$(du -sb "$LOKI_DATA" | cut -f1)
   echo "Loki's data directory: $l B, $((l / n)) B a line." >>"$out/ingest/report.md"
   extra_targets=()

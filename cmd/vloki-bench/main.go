@@ -79,7 +79,7 @@ type common struct {
 
 func (c *common) bind(fs *flag.FlagSet) {
 	fs.Var(&c.now, "now", "end of the seeded data and the workloads' now (Unix seconds or RFC3339)")
-	fs.Var(&c.targets, "target", "name=URL[|URL…][,twins][,twinqueries][,pid=N+M][,tenant=T][,nocache]: a server under test (repeat; several URLs: replicas taken in turn); twins: VictoriaLogs asked LogsQL twins; twinqueries: only the LogQL queries that have a twin (the same work VictoriaLogs is timed on); nocache: Cache-Control: no-cache on every request")
+	fs.Var(&c.targets, "target", "name=URL[|URL…][,twins][,ownendpoint][,twinqueries][,pid=N+M][,tenant=T][,nocache]: a server under test (repeat; several URLs: replicas taken in turn); twins: VictoriaLogs asked LogsQL twins (pushed through jsonline); ownendpoint: a twins target pushed in -via's format through VictoriaLogs' own endpoint for it; twinqueries: only the LogQL queries that have a twin (the same work VictoriaLogs is timed on); nocache: Cache-Control: no-cache on every request")
 }
 
 func seed(ctx context.Context, args []string) error {
@@ -298,6 +298,10 @@ func (f *targetsFlag) Set(v string) error {
 			}
 		case "tenant":
 			tg.Header.Set("X-Scope-OrgID", val)
+		case "ownendpoint": // VictoriaLogs pushed in -via's format, not jsonline
+			tg.Twins, tg.OwnEndpoint = true, true
+			tg.Header.Set("AccountID", "0")
+			tg.Header.Set("ProjectID", "0")
 		case "twinqueries":
 			tg.TwinQueriesOnly = true
 		case "nocache":

@@ -39,6 +39,8 @@ func scale(ctx context.Context, args []string) error {
 	render := fs.String("render", "", "only print the Markdown of this report.json again")
 	verifyTarget := fs.String("verify", "vloki", "target whose answers are checked against -reference")
 	reference := fs.String("reference", "loki", "target they must equal (skipped when absent)")
+	ingestClients := fs.Int("ingest-clients", 0, "closed-loop clients querying each target while it ingests (0: none)")
+	ingestWorkloads := fs.String("ingest-workloads", "", "comma-separated workloads those clients cycle (default: a region's (a host's) logs and volume panels)")
 	window := fs.String("window", "fixed", "where each request's window sits, as in run: fixed (ending at the dataset's end), shifted (moved back by a seeded random 0–2h: windows never asked twice, as refreshing dashboards), now, grafana")
 	windowSeed := fs.Uint64("window-seed", 1, "seed of the shifted mode's shifts")
 	if err := fs.Parse(args); err != nil {
@@ -63,8 +65,19 @@ func scale(ctx context.Context, args []string) error {
 	cfg := bench.ScaleConfig{Data: data, Targets: c.targets.list, SkipIngest: *skipIngest, Progress: os.Stderr,
 		Ingest: scaleingest.Options{Pushers: *pushers, BatchLines: *batch}, Verify: *verifyTarget, Reference: *reference,
 		Via: format, IngestOnly: *ingestOnly, Window: bench.Window{Mode: mode, Seed: *windowSeed}}
-	if cfg.Workloads, err = pickScaleWorkloads(scaledata.New(data), *workloads); err != nil {
+	d := scaledata.New(data)
+	if cfg.Workloads, err = pickScaleWorkloads(d, *workloads); err != nil {
 		return err
+	}
+	if *ingestClients > 0 {
+		names := *ingestWorkloads
+		if names == "" {
+			names = strings.Join(bench.IngestWorkloads(d), ",")
+		}
+		if cfg.IngestWorkloads, err = pickScaleWorkloads(d, names); err != nil {
+			return err
+		}
+		cfg.IngestLoad = bench.Load{Clients: *ingestClients, Timeout: *timeout}
 	}
 	if cfg.Loads, err = loads(*clients, 0, *duration, *timeout); err != nil {
 		return err

@@ -16,6 +16,11 @@ import (
 // each read and write.
 func closedLoop(src source, l Load, done *atomic.Uint64) *tally {
 	stop := time.Now().Add(l.Duration)
+	return closedLoopWhile(src, l, done, func() bool { return time.Now().Before(stop) })
+}
+
+// closedLoopWhile is closedLoop until more reports false.
+func closedLoopWhile(src source, l Load, done *atomic.Uint64, more func() bool) *tally {
 	var seq atomic.Uint64
 	tallies := make([]*tally, l.Clients)
 	var wg sync.WaitGroup
@@ -25,7 +30,7 @@ func closedLoop(src source, l Load, done *atomic.Uint64) *tally {
 		wg.Go(func() {
 			cl := &client{timeout: l.Timeout, conns: map[string]*clientConn{}}
 			defer cl.close()
-			for time.Now().Before(stop) {
+			for more() {
 				cl.do(src(seq.Add(1)), t)
 				done.Add(1)
 			}

@@ -20,6 +20,10 @@ type Target struct {
 	Replicas []string
 	// Twins marks VictoriaLogs itself: it is asked the LogsQL twins.
 	Twins bool
+	// OwnEndpoint, with Twins, has the scale bench push VictoriaLogs in
+	// its -via format through VictoriaLogs' own endpoint for that format
+	// (jsonline otherwise).
+	OwnEndpoint bool
 	// TwinQueriesOnly asks only the queries that have a twin, so a
 	// throughput compares with VictoriaLogs' on the same work.
 	TwinQueriesOnly bool

@@ -29,6 +29,11 @@ type ScaleConfig struct {
 	Via scaleingest.Format
 	// IngestOnly stops after the ingestion: no query steps.
 	IngestOnly bool
+	// IngestLoad, when its Clients > 0, queries each target while it
+	// ingests: closed-loop clients cycling IngestWorkloads' queries
+	// (windows at the dataset's end) until the last push is answered.
+	IngestLoad      Load
+	IngestWorkloads []Workload
 	// CountWait bounds the wait for a target to count every line back
 	// (0: 10 minutes).
 	CountWait time.Duration
@@ -56,6 +61,8 @@ type Ingestion struct {
 	Usage          ProcUsage `json:"usage"`
 	// CountedBack is the lines the target counts once they are searchable.
 	CountedBack int `json:"counted_back"`
+	// WhileQueried is what the clients querying during the push saw.
+	WhileQueried *IngestQueries `json:"while_queried,omitempty"`
 	// NotCounted says why the reference target (Loki) took every push but
 	// did not count the lines back: reported, not fatal.
 	NotCounted string `json:"not_counted,omitempty"`
@@ -101,17 +108,19 @@ func Scale(ctx context.Context, cfg ScaleConfig) (*ScaleReport, error) {
 // ingest pushes the dataset into one target alone, measuring its
 // processes, then waits until the target counts every line.
 func ingest(ctx context.Context, d *scaledata.Dataset, tg Target, cfg ScaleConfig) (Ingestion, error) {
-	sink := scaleingest.Sink{URL: tg.URL, Header: tg.Header, Format: cfg.Via}
-	if tg.Twins {
+	sink := scaleingest.Sink{URL: tg.URL, Header: tg.Header, Format: cfg.Via, VictoriaLogs: tg.Twins}
+	if tg.Twins && !tg.OwnEndpoint {
 		sink.Format = scaleingest.JSONLine
 	}
-	in := Ingestion{Target: tg.Name, Via: sink.Format.Via()}
+	in := Ingestion{Target: tg.Name, Via: sink.Via()}
 	opts := cfg.Ingest
 	opts.Pushed = &atomic.Int64{}
 	s := startSampler(tg.PIDs, tg.metricsURL())
 	stop := showProgress(cfg.Progress, "ingest "+tg.Name+" ("+in.Via+")", time.Now(),
 		func() uint64 { return uint64(opts.Pushed.Load()) }, "lines")
+	q := startQuerying(d, tg, cfg)
 	res, err := scaleingest.Push(ctx, d, sink, opts)
+	in.WhileQueried = q.stop()
 	stop()
 	in.Usage = s.finish()
 	in.Lines, in.LineBytes, in.WireBytes = res.Lines, res.LineBytes, res.WireBytes

@@ -47,6 +47,7 @@ func (r *ScaleReport) writeIngestion(b *strings.Builder) {
 			cpuCell(in.Usage), perM, rssCell(in.Usage), countedCell(in))
 	}
 	b.WriteString("\n")
+	r.writeIngestQueries(b)
 	for _, in := range r.Ingestion {
 		if in.NotCounted != "" {
 			fmt.Fprintf(b, "%s took every push but did not count them back (%s).\n\n", in.Target, in.NotCounted)
@@ -247,4 +248,22 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
+}
+
+// writeIngestQueries shows what the clients querying during each
+// ingestion saw, when the run had them.
+func (r *ScaleReport) writeIngestQueries(b *strings.Builder) {
+	if len(r.Ingestion) == 0 || r.Ingestion[0].WhileQueried == nil {
+		return
+	}
+	fmt.Fprintf(b, "Queried while ingesting, by %d closed-loop clients (CPU and RSS above include their queries):\n\n",
+		r.Ingestion[0].WhileQueried.Clients)
+	b.WriteString("| target | requests | req/s | p50 | p99 | errors |\n|---|---|---|---|---|---|\n")
+	for _, in := range r.Ingestion {
+		if q := in.WhileQueried; q != nil {
+			fmt.Fprintf(b, "| %s | %s | %.1f | %s | %s | %.1f%% |\n", in.Target, thousands(int(q.Requests)), q.Throughput,
+				ms(q.P50), ms(q.P99), 100*q.ErrorRate)
+		}
+	}
+	b.WriteString("\n")
 }

@@ -75,6 +75,33 @@ type Sink struct {
 	URL    string
 	Header http.Header // tenant headers, sent with every push
 	Format Format
+	// VictoriaLogs sends Format to VictoriaLogs' own endpoint for it
+	// rather than to the Loki API's: Loki's push to
+	// /insert/loki/api/v1/push with message parsing off (as vloki writes
+	// to an external VictoriaLogs), OTLP to /insert/opentelemetry/v1/logs.
+	VictoriaLogs bool
+}
+
+// Via names how s takes lines, as reports show it.
+func (s Sink) Via() string {
+	if s.VictoriaLogs && s.Format != JSONLine {
+		return "VictoriaLogs' own endpoint, " + s.Format.Via()
+	}
+	return s.Format.Via()
+}
+
+// path is where s takes a body built by enc.
+func (s Sink) path(enc encoder) string {
+	if !s.VictoriaLogs {
+		return enc.path()
+	}
+	switch s.Format {
+	case LokiProto, LokiJSON:
+		return "/insert/loki/api/v1/push?disable_message_parsing=1"
+	case OTLP:
+		return "/insert/opentelemetry/v1/logs"
+	}
+	return enc.path()
 }
 
 // Options tune the pushing.
@@ -182,7 +209,7 @@ func post(ctx context.Context, c *http.Client, s Sink, enc encoder, body []byte)
 }
 
 func postOnce(ctx context.Context, c *http.Client, s Sink, enc encoder, body []byte) (retry bool, err error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+enc.path(), bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL+s.path(enc), bytes.NewReader(body))
 	if err != nil {
 		return false, err
 	}
@@ -199,6 +226,6 @@ func postOnce(ctx context.Context, c *http.Client, s Sink, enc encoder, body []b
 	if resp.StatusCode/100 == 2 {
 		return false, nil
 	}
-	err = fmt.Errorf("%s answered %d: %s", enc.path(), resp.StatusCode, bytes.TrimSpace(msg))
+	err = fmt.Errorf("%s answered %d: %s", s.path(enc), resp.StatusCode, bytes.TrimSpace(msg))
 	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500, err
 }
