@@ -35,10 +35,7 @@ type Step struct {
 func newStep(w Workload, tg Target, l Load, queries int, m *tally, u ProcUsage) Step {
 	s := Step{Workload: w.Name, Target: tg.Name, Clients: l.Clients, Rate: l.Rate, Queries: queries,
 		Requests: m.requests, Throughput: m.throughput(), P50: m.quantile(0.50), P90: m.quantile(0.90),
-		P99: m.quantile(0.99), Max: m.max, Codes: m.codes, MeanBytes: m.meanBytes(), Usage: u, Errors: m.errors, PerQuery: m.perQuery}
-	if m.requests > 0 {
-		s.ErrorRate = 1 - float64(m.ok)/float64(m.requests)
-	}
+		P99: m.quantile(0.99), Max: m.max, Codes: m.codes, MeanBytes: m.meanBytes(), Usage: u, Errors: m.errors, PerQuery: m.perQuery, ErrorRate: m.errorRate()}
 	if l.Rate > 0 {
 		s.Clients = 0
 	}

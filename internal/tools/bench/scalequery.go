@@ -51,12 +51,8 @@ func (q *querying) stop() *IngestQueries {
 	}
 	q.quit.Store(true)
 	m := <-q.done
-	r := &IngestQueries{Clients: q.clients, Requests: m.requests, Throughput: m.throughput(),
-		P50: m.quantile(0.50), P99: m.quantile(0.99), Errors: m.errors}
-	if m.requests > 0 {
-		r.ErrorRate = 1 - float64(m.ok)/float64(m.requests)
-	}
-	return r
+	return &IngestQueries{Clients: q.clients, Requests: m.requests, Throughput: m.throughput(),
+		P50: m.quantile(0.50), P99: m.quantile(0.99), ErrorRate: m.errorRate(), Errors: m.errors}
 }
 
 // joined is one workload asking each of ws' queries in turn.

@@ -192,3 +192,11 @@ func binUpper(i int) time.Duration {
 	mant := uint64(i%subBuckets + subBuckets)
 	return time.Duration((mant+1)<<(exp-1) - 1)
 }
+
+// errorRate is the share of requests that were not answered with success.
+func (t *tally) errorRate() float64 {
+	if t.requests == 0 {
+		return 0
+	}
+	return 1 - float64(t.ok)/float64(t.requests)
+}
