@@ -2,6 +2,8 @@ package bench
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"github.com/vloki/vloki/internal/edge/loghttp"
@@ -20,7 +22,7 @@ func ScaleWorkloads(d *scaledata.Dataset) []Workload {
 	if d.Config().Hosts {
 		return highCardinality()
 	}
-	return append(quickwit(d), needles(d)...)
+	return slices.Concat(quickwit(d), needles(d), panels())
 }
 
 // queen is the benchmark's term filter, backquoted as it publishes it.
@@ -80,6 +82,57 @@ func needles(d *scaledata.Dataset) []Workload {
 	}
 }
 
+// panels are Grafana Explore's two panels on one region over the last
+// 1 h, 24 h and 7 d, as its Loki data source sends them
+// (docs/grafana-requests.md): the logs panel's newest day (the data is
+// dense enough to fill its 1,000 lines there, so Grafana asks no older
+// day) and the logs volume histogram at the panel's step, split by day,
+// newest first. Each request's twin covers the same range.
+func panels() []Workload {
+	region := `{cloud_region="us-east-2"}`
+	var ws []Workload
+	for _, r := range []struct {
+		name string
+		d    time.Duration
+	}{{"1h", time.Hour}, {"24h", 24 * time.Hour}, {"7d", 7 * 24 * time.Hour}} {
+		ws = append(ws,
+			Workload{Name: "panel logs " + r.name, Queries: func(now time.Time) []Query { return panelLogs(region, now, r.d) }},
+			Workload{Name: "panel volume " + r.name, Queries: func(now time.Time) []Query { return panelVolume(region, now, r.d) }})
+	}
+	return ws
+}
+
+// panelLogs is the logs panel's request for its newest day over d.
+func panelLogs(sel string, now time.Time, d time.Duration) []Query {
+	start, end := now.Add(-d).UnixMilli(), now.UnixMilli()
+	interval := grafanaInterval(end - start)
+	chunks := splitLogs(start, end, grafanaSplit.Milliseconds())
+	c := chunks[len(chunks)-1]
+	q := logs("logs panel", sel, sel, time.UnixMilli(c[1]), time.Duration(c[1]-c[0])*time.Millisecond, grafanaMaxLines)
+	q.Params = with(q.Params, "direction", "backward", "step", fmt.Sprintf("%dms", grafanaStep(interval, c[1]-c[0])))
+	return []Query{q}
+}
+
+// panelVolume is the logs volume histogram over d, a request a day.
+func panelVolume(sel string, now time.Time, d time.Duration) []Query {
+	start, end := now.Add(-d).UnixMilli(), now.UnixMilli()
+	interval := grafanaInterval(end - start)
+	expr := fmt.Sprintf("sum by (level, detected_level) (count_over_time(%s | drop __error__[%s]))",
+		sel, grafanaDuration(time.Duration(interval)*time.Millisecond))
+	chunks := splitMetric(start, end, interval, grafanaSplit.Milliseconds())
+	var qs []Query
+	for i, c := range slices.Backward(chunks) {
+		w := map[string]string{"start": strconv.FormatInt(c[0]*int64(time.Millisecond), 10), "end": strconv.FormatInt(c[1]*int64(time.Millisecond), 10)}
+		step := grafanaStep(interval, c[1]-c[0])
+		qs = append(qs, Query{Name: fmt.Sprintf("volume panel [%d/%d]", len(chunks)-i, len(chunks)), Path: "/loki/api/v1/query_range",
+			Params:  with(w, "query", expr, "direction", "backward", "step", fmt.Sprintf("%dms", step)),
+			Headers: map[string]string{"X-Query-Tags": "Source=logvolhist"},
+			Twin: &Request{Path: "/select/logsql/stats_query_range",
+				Params: with(w, "query", sel+" | stats by (level) count()", "step", fmt.Sprintf("%dms", step))}})
+	}
+	return qs
+}
+
 // highCardinality are the queries over 25,600 streams.
 func highCardinality() []Workload {
 	six, day, hour := 6*time.Hour, 24*time.Hour, time.Hour
@@ -115,6 +168,18 @@ func highCardinality() []Workload {
 			return meta("host values", "/loki/api/v1/label/bucketed_hostname/values", w,
 				"/select/logsql/stream_field_values", with(w, "query", "*", "field", "bucketed_hostname"))
 		}),
+		// The twin reads and parses the newest 1,000 lines (Loki's default
+		// line_limit), as detected_fields does, and lists their fields.
+		one("hc detected_fields", func(now time.Time) Query {
+			w := span(now, day)
+			return meta("detected_fields", "/loki/api/v1/detected_fields", with(w, "query", all),
+				"/select/logsql/query", with(w, "query", all+" | sort by (_time desc) limit 1000 | unpack_json | field_names"))
+		}),
+		// Logs Drilldown on the host label: every host's volume, then one
+		// host's page, over its default 15 minutes.
+		{Name: "hc drilldown", Queries: func(now time.Time) []Query {
+			return drilldownPage(now, 15*time.Minute, "bucketed_hostname", "aa", "process_name")
+		}},
 	}
 }
 

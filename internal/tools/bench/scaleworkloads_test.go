@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -77,12 +78,65 @@ func TestHighCardinalityWorkloads(t *testing.T) {
 	now := time.Unix(1_800_000_000, 0)
 	d := scaledata.New(scaledata.Config{Now: now, Days: 30, Lines: 1000, Hosts: true, Seed: 1})
 	ws := ScaleWorkloads(d)
-	if len(ws) != 8 {
+	if len(ws) != 10 {
 		t.Fatalf("%d workloads", len(ws))
 	}
 	for _, w := range ws {
-		if !strings.HasPrefix(w.Name, "hc ") || len(w.Queries(now)) != 1 {
+		want := 1
+		if w.Name == "hc drilldown" {
+			want = 6 // the landing volume and the host's page
+		}
+		if !strings.HasPrefix(w.Name, "hc ") || len(w.Queries(now)) != want {
 			t.Errorf("workload %s", w.Name)
+		}
+	}
+}
+
+// TestPanels: Explore's logs and volume panels over 1 h, 24 h and 7 d are
+// sent as Grafana sends them: the logs panel's newest day with its
+// 1,000-line limit, the volume at the panel's step in day chunks that
+// cover the range newest first, each request with a twin over its range.
+func TestPanels(t *testing.T) {
+	now := time.UnixMilli(1_800_000_037_123) // on no step: Grafana then asks up to now
+	d := scaledata.New(scaledata.Config{Now: now, Days: 30, Lines: 1000, Seed: 1})
+	byName := map[string]Workload{}
+	for _, w := range ScaleWorkloads(d) {
+		byName[w.Name] = w
+	}
+	day := 24 * time.Hour
+	for _, c := range []struct {
+		name   string
+		d      time.Duration
+		step   time.Duration // Grafana's interval for the range
+		chunks int
+	}{{"1h", time.Hour, 5 * time.Second, 1}, {"24h", day, time.Minute, 2}, {"7d", 7 * day, 10 * time.Minute, 8}} {
+		lw, vw := byName["panel logs "+c.name], byName["panel volume "+c.name]
+		if lw.Queries == nil || vw.Queries == nil {
+			t.Fatalf("no panels over %s", c.name)
+		}
+		lq := lw.Queries(now)
+		if len(lq) != 1 || lq[0].Params["query"] != `{cloud_region="us-east-2"}` || lq[0].Params["limit"] != "1000" ||
+			lq[0].Params["direction"] != "backward" || lq[0].Params["end"] != ns(now) || lq[0].Params["start"] != ns(now.Add(-min(c.d, day))) ||
+			lq[0].Twin == nil || lq[0].Twin.Params["start"] != lq[0].Params["start"] {
+			t.Errorf("logs panel %s: %+v", c.name, lq)
+		}
+		vq := vw.Queries(now)
+		if len(vq) != c.chunks {
+			t.Fatalf("volume panel %s: %d requests, want %d", c.name, len(vq), c.chunks)
+		}
+		want := "sum by (level, detected_level) (count_over_time({cloud_region=\"us-east-2\"} | drop __error__[" + grafanaDuration(c.step) + "]))"
+		end := now
+		for i, q := range vq {
+			s, _ := strconv.ParseInt(q.Params["start"], 10, 64)
+			e, _ := strconv.ParseInt(q.Params["end"], 10, 64)
+			if q.Params["query"] != want || q.Params["step"] != strconv.FormatInt(c.step.Milliseconds(), 10)+"ms" || e != end.UnixNano() ||
+				e-s > int64(day) || s%int64(c.step) != 0 || q.Twin == nil || q.Twin.Params["start"] != q.Params["start"] || q.Twin.Params["end"] != q.Params["end"] {
+				t.Errorf("volume panel %s request %d: %v", c.name, i, q.Params)
+			}
+			end = time.Unix(0, s).Add(-c.step)
+		}
+		if first := now.Add(-c.d).Truncate(c.step); end.Add(c.step) != first {
+			t.Errorf("volume panel %s starts at %v, want %v", c.name, end.Add(c.step), first)
 		}
 	}
 }

@@ -187,17 +187,24 @@ func compute(now time.Time) []Query {
 
 // drilldown is what Logs Drilldown sends when a user opens a service.
 func drilldown(now time.Time) []Query {
-	w := map[string]string{"start": iso(now.Add(-time.Hour)), "end": iso(now)}
+	return drilldownPage(now, time.Hour, "service_name", "checkout", "status")
+}
+
+// drilldownPage is what Logs Drilldown sends over d when a user lands on
+// its label's page (every value's volume) and opens one value's page:
+// its labels, fields, level volume, newest lines and one field's values.
+func drilldownPage(now time.Time, d time.Duration, label, value, field string) []Query {
+	w := map[string]string{"start": iso(now.Add(-d)), "end": iso(now)}
 	tags := map[string]string{"X-Query-Tags": "Source=grafana-lokiexplore-app"}
-	svc := `{service_name="checkout"}`
+	sel := fmt.Sprintf("{%s=%q}", label, value)
 	qs := []Query{
-		{Name: "services volume", Path: "/loki/api/v1/index/volume", Params: with(w, "query", `{service_name=~".+"}`, "limit", "5000")},
-		{Name: "detected_labels", Path: "/loki/api/v1/detected_labels", Params: with(w, "query", svc)},
-		{Name: "detected_fields", Path: "/loki/api/v1/detected_fields", Params: with(w, "query", svc+` | json | logfmt | drop __error__, __error_details__`)},
-		metric("level volume", `sum by (detected_level) (count_over_time({service_name="checkout"} [15s]))`, "", now, time.Hour, 15*time.Second),
-		{Name: "log lines", Path: "/loki/api/v1/query_range", Params: with(span(now, time.Hour), "query", svc, "limit", "100"),
+		{Name: "services volume", Path: "/loki/api/v1/index/volume", Params: with(w, "query", fmt.Sprintf(`{%s=~".+"}`, label), "limit", "5000")},
+		{Name: "detected_labels", Path: "/loki/api/v1/detected_labels", Params: with(w, "query", sel)},
+		{Name: "detected_fields", Path: "/loki/api/v1/detected_fields", Params: with(w, "query", sel+` | json | logfmt | drop __error__, __error_details__`)},
+		metric("level volume", "sum by (detected_level) (count_over_time("+sel+" [15s]))", "", now, d, 15*time.Second),
+		{Name: "log lines", Path: "/loki/api/v1/query_range", Params: with(span(now, d), "query", sel, "limit", "100"),
 			Headers: map[string]string{"X-Loki-Response-Encoding-Flags": "categorize-labels"}},
-		{Name: "field values", Path: "/loki/api/v1/detected_field/status/values", Params: with(w, "query", svc+` | json`, "limit", "1000")},
+		{Name: "field values", Path: "/loki/api/v1/detected_field/" + field + "/values", Params: with(w, "query", sel+` | json`, "limit", "1000")},
 	}
 	for i := range qs {
 		qs[i].Headers = merged(qs[i].Headers, tags)
