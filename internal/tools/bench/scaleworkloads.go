@@ -105,32 +105,31 @@ func panels() []Workload {
 // panelLogs is the logs panel's request for its newest day over d.
 func panelLogs(sel string, now time.Time, d time.Duration) []Query {
 	start, end := now.Add(-d).UnixMilli(), now.UnixMilli()
-	interval := grafanaInterval(end - start)
-	chunks := splitLogs(start, end, grafanaSplit.Milliseconds())
-	c := chunks[len(chunks)-1]
-	q := logs("logs panel", sel, sel, time.UnixMilli(c[1]), time.Duration(c[1]-c[0])*time.Millisecond, grafanaMaxLines)
-	q.Params = with(q.Params, "direction", "backward", "step", fmt.Sprintf("%dms", grafanaStep(interval, c[1]-c[0])))
-	return []Query{q}
+	q := Query{Name: "logs panel", Path: "/loki/api/v1/query_range", Params: map[string]string{"query": sel, "limit": strconv.Itoa(grafanaMaxLines)}}
+	newest := grafanaChunks(q, splitLogs(start, end, grafanaSplit.Milliseconds()), grafanaInterval(end-start), true)[0]
+	return []Query{withTwin(newest, "/select/logsql/query", sel+" | sort by (_time desc) | limit "+newest.Params["limit"])}
 }
 
 // panelVolume is the logs volume histogram over d, a request a day.
 func panelVolume(sel string, now time.Time, d time.Duration) []Query {
 	start, end := now.Add(-d).UnixMilli(), now.UnixMilli()
 	interval := grafanaInterval(end - start)
-	expr := fmt.Sprintf("sum by (level, detected_level) (count_over_time(%s | drop __error__[%s]))",
-		sel, grafanaDuration(time.Duration(interval)*time.Millisecond))
-	chunks := splitMetric(start, end, interval, grafanaSplit.Milliseconds())
-	var qs []Query
-	for i, c := range slices.Backward(chunks) {
-		w := map[string]string{"start": strconv.FormatInt(c[0]*int64(time.Millisecond), 10), "end": strconv.FormatInt(c[1]*int64(time.Millisecond), 10)}
-		step := grafanaStep(interval, c[1]-c[0])
-		qs = append(qs, Query{Name: fmt.Sprintf("volume panel [%d/%d]", len(chunks)-i, len(chunks)), Path: "/loki/api/v1/query_range",
-			Params:  with(w, "query", expr, "direction", "backward", "step", fmt.Sprintf("%dms", step)),
-			Headers: map[string]string{"X-Query-Tags": "Source=logvolhist"},
-			Twin: &Request{Path: "/select/logsql/stats_query_range",
-				Params: with(w, "query", sel+" | stats by (level) count()", "step", fmt.Sprintf("%dms", step))}})
+	volume := logsVolume(Query{Name: "volume panel", Path: "/loki/api/v1/query_range", Params: map[string]string{"query": sel}}, interval)
+	qs := grafanaChunks(volume, splitMetric(start, end, interval, grafanaSplit.Milliseconds()), interval, false)
+	for i, q := range qs {
+		qs[i] = withTwin(q, "/select/logsql/stats_query_range", sel+" | stats by (level) count()")
 	}
 	return qs
+}
+
+// withTwin gives q the twin query over q's own range and step.
+func withTwin(q Query, path, twin string) Query {
+	p := map[string]string{"query": twin, "start": q.Params["start"], "end": q.Params["end"]}
+	if path == "/select/logsql/stats_query_range" {
+		p["step"] = q.Params["step"]
+	}
+	q.Twin = &Request{Path: path, Params: p}
+	return q
 }
 
 // highCardinality are the queries over 25,600 streams.
