@@ -44,7 +44,7 @@ bench-load:
 bench-memory:
 	scripts/bench-memory.sh
 
-## bench-scale: the Quickwit-vs-Loki benchmark's data (BENCH_SCALE_LINES, default 30 M) and queries through vloki (embedded, external VictoriaLogs, a two-node VictoriaLogs cluster unless BENCH_SCALE_CLUSTER=0) beside VictoriaLogs' LogsQL twins; report in bench-results/scale; BENCH_SCALE_PHASES=loki adds Loki v3.7.8 on a subset (loki-hicard: over 25,600 streams), =ingest times ingestion beside Loki (BENCH_SCALE_VIA=proto|json|otlp), =memory peak RSS at 50 clients in the default configuration and the restart on a full store
+## bench-scale: the Quickwit-vs-Loki benchmark's data (BENCH_SCALE_LINES, default 30 M) and queries through vloki (embedded, external VictoriaLogs unless BENCH_SCALE_EXT=0, a two-node VictoriaLogs cluster unless BENCH_SCALE_CLUSTER=0) beside VictoriaLogs' LogsQL twins; report in bench-results/scale; BENCH_SCALE_PHASES=loki adds Loki v3.7.8 on a subset (loki-hicard: over 25,600 streams), =ingest times ingestion beside Loki (BENCH_SCALE_VIA=proto|json|otlp), =memory peak RSS at 50 clients in the default configuration and the restart on a full store
 bench-scale:
 	scripts/bench-scale.sh
 

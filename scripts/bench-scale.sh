@@ -49,7 +49,9 @@
 #
 # Knobs: BENCH_SCALE_LINES (30000000), BENCH_SCALE_HICARD_LINES (the same),
 # BENCH_SCALE_DAYS (30), BENCH_SCALE_CLIENTS (1,10), BENCH_SCALE_DURATION
-# (10s a step), BENCH_SCALE_PUSHERS (4), BENCH_SCALE_OUT (bench-results/scale).
+# (10s a step), BENCH_SCALE_PUSHERS (4), BENCH_SCALE_OUT (bench-results/scale),
+# BENCH_SCALE_EXT=0 leaves vloki on an external single node out of the
+# quickwit, hicard, loki and ingest phases.
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 out=${BENCH_SCALE_OUT:-bench-results/scale}
@@ -98,11 +100,16 @@ extra_targets=()
 run_phase() { # phase lines extra-flags...
   local phase=$1 n=$2; shift 2
   rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct" "$work/vl-own" "$work/vl-s0" "$work/vl-s1" "$work/vl-front"
-  local p_vlx p_vld p_emb p_ext
-  p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; local pid_vlx=${pids[-1]}
+  local p_vld p_emb
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; local pid_vld=${pids[-1]}
   p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; local pid_emb=${pids[-1]}
-  p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" "${cold_ext[@]}"; local pid_ext=${pids[-1]}
+  local ext=()
+  if [[ ${BENCH_SCALE_EXT:-1} == 1 ]]; then
+    local p_vlx p_ext pid_vlx
+    p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; pid_vlx=${pids[-1]}
+    p_ext=$(free_port); start_vloki vloki-ext "$p_ext" -backend.url="http://127.0.0.1:$p_vlx" "${cold_ext[@]}"
+    ext=(-target "vloki-ext=http://127.0.0.1:$p_ext,pid=${pids[-1]}+$pid_vlx")
+  fi
   local cluster=()
   if [[ ${BENCH_SCALE_CLUSTER:-1} == 1 ]]; then
     local p_s0 p_s1 p_front p_cl pid_s0 pid_s1 pid_front
@@ -123,7 +130,7 @@ run_phase() { # phase lines extra-flags...
     -pushers "${BENCH_SCALE_PUSHERS:-4}" -via "${BENCH_SCALE_VIA:-proto}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" "$@" \
     -out "$out/$phase" \
     -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" \
-    -target "vloki-ext=http://127.0.0.1:$p_ext,pid=$pid_ext+$pid_vlx" "${cluster[@]}" \
+    "${ext[@]}" "${cluster[@]}" \
     -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" "${own[@]}" "${extra_targets[@]}" >/dev/null
   disk "$phase" "$n" >>"$out/$phase/report.md"
   stop_phase
@@ -131,10 +138,14 @@ run_phase() { # phase lines extra-flags...
 
 # disk appends each store's size on disk after the phase.
 disk() { # phase lines
-  local e x d
-  e=$(du -sb "$work/emb" | cut -f1); x=$(du -sb "$work/vl-ext" | cut -f1); d=$(du -sb "$work/vl-direct" | cut -f1)
+  local e d
+  e=$(du -sb "$work/emb" | cut -f1); d=$(du -sb "$work/vl-direct" | cut -f1)
   echo
-  echo "Disk after the phase (du -sb): vloki $e B, vloki-ext's VictoriaLogs $x B, VictoriaLogs (jsonline) $d B; per line $((e / $2)) / $((x / $2)) / $((d / $2)) B."
+  echo "Disk after the phase (du -sb): vloki $e B, VictoriaLogs (jsonline) $d B; per line $((e / $2)) / $((d / $2)) B."
+  if [[ -d $work/vl-ext ]]; then
+    local x; x=$(du -sb "$work/vl-ext" | cut -f1)
+    echo "vloki-ext's VictoriaLogs: $x B; per line $((x / $2)) B."
+  fi
   if [[ -d $work/vl-own ]]; then
     local o; o=$(du -sb "$work/vl-own" | cut -f1)
     echo "VictoriaLogs through its own endpoint for the format: $o B; per line $((o / $2)) B."
