@@ -26,10 +26,28 @@ func KindsOf(line string) LineKinds {
 	if strings.IndexByte(line, '\\') >= 0 {
 		k |= LineEscapes
 	}
-	for i := 0; i < len(line); i++ {
-		if line[i] >= utf8.RuneSelf {
-			return k | LineNonASCII
-		}
+	if hasNonASCII(line) {
+		k |= LineNonASCII
 	}
 	return k
+}
+
+// hasNonASCII reports whether s holds a byte outside ASCII, reading eight
+// bytes at a time: every pushed line passes here.
+func hasNonASCII(s string) bool {
+	const high = 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if w&high != 0 {
+			return true
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
 }
