@@ -136,13 +136,22 @@ func ingest(ctx context.Context, d *scaledata.Dataset, tg Target, cfg ScaleConfi
 	return in, err
 }
 
-// waitCounted polls until the target counts every line of d (rows become
-// searchable a few seconds after they are acknowledged).
+// waitCounted polls until the target counts every line of d and still
+// does countSettle later. Rows become searchable a few seconds after they
+// are acknowledged, and not monotonically: victoria-logs v1.52.1 can count
+// every row once and fewer a moment later, until its buffers are flushed
+// (about a second).
 func waitCounted(ctx context.Context, d *scaledata.Dataset, tg Target, selector string, wait time.Duration) (int, error) {
 	deadline := time.Now().Add(wait)
 	got := -1
+	var whole time.Time // when every line was first counted in the current run of whole counts
 	for time.Now().Before(deadline) {
-		if got = count(ctx, d, tg, selector); got == d.Lines() {
+		switch got = count(ctx, d, tg, selector); {
+		case got != d.Lines():
+			whole = time.Time{}
+		case whole.IsZero():
+			whole = time.Now()
+		case time.Since(whole) >= countSettle:
 			return got, nil
 		}
 		select {
@@ -153,6 +162,10 @@ func waitCounted(ctx context.Context, d *scaledata.Dataset, tg Target, selector 
 	}
 	return got, fmt.Errorf("%w: %s counts %d of %d lines after %s", errNotCounted, tg.Name, got, d.Lines(), wait)
 }
+
+// countSettle is how long every line must stay counted: twice
+// VictoriaLogs' one-second flush of freshly ingested rows.
+const countSettle = 2 * time.Second
 
 // errNotCounted: every push was acknowledged, but the target did not
 // count the lines back in time.
