@@ -117,16 +117,17 @@ func panelVolume(sel string, now time.Time, d time.Duration) []Query {
 	volume := logsVolume(Query{Name: "volume panel", Path: "/loki/api/v1/query_range", Params: map[string]string{"query": sel}}, interval)
 	qs := grafanaChunks(volume, splitMetric(start, end, interval, grafanaSplit.Milliseconds()), interval, false)
 	for i, q := range qs {
-		qs[i] = withTwin(q, "/select/logsql/stats_query_range", sel+" | stats by (level) count()")
+		qs[i] = withTwin(q, "/select/logsql/stats_query_range", sel+" | stats by (level) count()", "step")
 	}
 	return qs
 }
 
-// withTwin gives q the twin query over q's own range and step.
-func withTwin(q Query, path, twin string) Query {
+// withTwin gives q the twin query over q's own range and the carried
+// parameters of q (a volume's step).
+func withTwin(q Query, path, twin string, carried ...string) Query {
 	p := map[string]string{"query": twin, "start": q.Params["start"], "end": q.Params["end"]}
-	if path == "/select/logsql/stats_query_range" {
-		p["step"] = q.Params["step"]
+	for _, k := range carried {
+		p[k] = q.Params[k]
 	}
 	q.Twin = &Request{Path: path, Params: p}
 	return q

@@ -130,7 +130,7 @@ func TestPanels(t *testing.T) {
 			s, _ := strconv.ParseInt(q.Params["start"], 10, 64)
 			e, _ := strconv.ParseInt(q.Params["end"], 10, 64)
 			if q.Params["query"] != want || q.Params["step"] != strconv.FormatInt(c.step.Milliseconds(), 10)+"ms" || e != end.UnixNano() ||
-				e-s > int64(day) || s%int64(c.step) != 0 || q.Twin == nil || q.Twin.Params["start"] != q.Params["start"] || q.Twin.Params["end"] != q.Params["end"] {
+				e-s > int64(day) || s%int64(c.step) != 0 || q.Twin == nil || q.Twin.Params["start"] != q.Params["start"] || q.Twin.Params["end"] != q.Params["end"] || q.Twin.Params["step"] != q.Params["step"] {
 				t.Errorf("volume panel %s request %d: %v", c.name, i, q.Params)
 			}
 			end = time.Unix(0, s).Add(-c.step)
