@@ -1,8 +1,10 @@
 // Package readyourwrites gives every read the pushes acknowledged before it,
 // as Loki's ingesters do. VictoriaLogs acknowledges a row before it can be
-// searched: its row buffers flush about once a second, and a query whose
-// stream filter it has cached sees a new stream only when that cache is
-// reset, about every 10 s. When the tenant asking had a push acknowledged
+// searched: its row buffers flush about once a second, a query reading
+// _stream skips the rows whose stream the day partition's index has not
+// flushed yet (a second or two later; a different subset each query), and
+// a query whose stream filter it has cached sees a new stream only when
+// that cache is reset, about every 10 s. When the tenant asking had a push acknowledged
 // in that window and not yet flushed, the read first waits for a flush
 // (VictoriaLogs' /internal/force_flush, which also resets the cache).
 //
