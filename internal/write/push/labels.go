@@ -16,7 +16,8 @@ func parseLabels(s string) (lokidata.Labels, error) {
 		return nil, badRequest("couldn't parse labels: %q is not a label set like {name=\"value\"}", s)
 	}
 	rest = strings.TrimSpace(rest[1 : len(rest)-1])
-	var ls lokidata.Labels
+	// Every label has an '=': sized once, where growing took four allocations for five labels.
+	ls := make(lokidata.Labels, 0, strings.Count(rest, "="))
 	for rest != "" {
 		eq := strings.IndexByte(rest, '=')
 		if eq < 0 {
@@ -31,7 +32,11 @@ func parseLabels(s string) (lokidata.Labels, error) {
 		if err != nil {
 			return nil, badRequest("couldn't parse labels: value of %q is not a quoted string in %q", name, s)
 		}
-		v, _ := strconv.Unquote(q)
+		// QuotedPrefix checked it: a double-quoted value without a backslash is what is inside.
+		v := q[1 : len(q)-1]
+		if q[0] != '"' || strings.IndexByte(v, '\\') >= 0 {
+			v, _ = strconv.Unquote(q)
+		}
 		ls = append(ls, lokidata.Label{Name: name, Value: v})
 		rest = strings.TrimLeft(rest[len(q):], " ")
 		if rest != "" {
