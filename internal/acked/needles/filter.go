@@ -1,0 +1,132 @@
+package needles
+
+import "github.com/cespare/xxhash/v2"
+
+// Filter sizing: an hour's filter is Bloom filter segments of segmentBits
+// bits, each taking segmentBits/bitsPerEntry windows at probes probes each
+// (a false positive rate near 9% a window). A string with n windows passes
+// an hour that lacks it with about 0.09^n (n is 4 for a 19-digit id): under
+// one hour in ten thousand, about 0.05 hours read for nothing a search over
+// 30 days. Segments are small so an hour wastes at most one's unused part.
+const (
+	segmentBits  = 1 << 15 // 4 KiB
+	bitsPerEntry = 5
+	probes       = 3
+)
+
+// filter is an hour's windows: segments, a new one started when the last
+// is full. A window is present when a segment holds it.
+type filter struct {
+	segments []*segment
+	bytes    int
+}
+
+type segment struct {
+	bits    [segmentBits / 64]uint64
+	entries int
+}
+
+func (f *filter) size() int { return f.bytes }
+
+func (f *filter) add(h uint64) {
+	n := len(f.segments)
+	if n == 0 || f.segments[n-1].entries >= segmentBits/bitsPerEntry {
+		f.segments = append(f.segments, &segment{})
+		f.bytes += segmentBits / 8
+		n++
+	}
+	s := f.segments[n-1]
+	s.entries++
+	for i := range uint64(probes) {
+		b := probe(h, i)
+		s.bits[b/64] |= 1 << (b % 64)
+	}
+}
+
+// hasAll reports whether every hash may have been added (a nil filter: an
+// hour with no run of word bytes at all holds none).
+func (f *filter) hasAll(hashes []uint64) bool {
+	if f == nil {
+		return false
+	}
+	for _, h := range hashes {
+		if !f.has(h) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *filter) has(h uint64) bool {
+	for _, s := range f.segments {
+		if s.has(h) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *segment) has(h uint64) bool {
+	for i := range uint64(probes) {
+		b := probe(h, i)
+		if s.bits[b/64]&(1<<(b%64)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// probe is the i-th bit for h (double hashing of its two halves).
+func probe(h, i uint64) uint64 {
+	return (h + i*(h>>32|1)) % segmentBits
+}
+
+// wordByte is a byte of a run: ASCII letters, digits and '_'.
+func wordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+// wordRuns are the runs of at least Window word bytes in s.
+func wordRuns(s string) []string {
+	var runs []string
+	for i := 0; i < len(s); {
+		if !wordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && wordByte(s[j]) {
+			j++
+		}
+		if j-i >= Window {
+			runs = append(runs, s[i:j])
+		}
+		i = j
+	}
+	return runs
+}
+
+// appendWindowHashes appends the hash of every window of every long run
+// of a line.
+func appendWindowHashes(dst []uint64, line string) []uint64 {
+	for i, run := 0, 0; i <= len(line); i++ {
+		if i < len(line) && wordByte(line[i]) {
+			run++
+			continue
+		}
+		for k := i - run; k+Window <= i; k++ {
+			dst = append(dst, xxhash.Sum64String(line[k:k+Window]))
+		}
+		run = 0
+	}
+	return dst
+}
+
+// windowHashes are the hashes of every window of the runs.
+func windowHashes(runs []string) []uint64 {
+	var hashes []uint64
+	for _, r := range runs {
+		hashes = appendWindowHashes(hashes, r)
+	}
+	return hashes
+}
