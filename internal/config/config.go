@@ -218,6 +218,9 @@ type Frontend struct {
 	// StreamIndexMaxLines bounds the entries (time and line length) the
 	// index keeps to sum volumes from memory; older ones are dropped first.
 	StreamIndexMaxLines int `yaml:"stream_index_max_lines"`
+	// NeedleIndexMaxBytes bounds the hourly filters of long words kept to
+	// narrow substring searches (package needles); 0: none.
+	NeedleIndexMaxBytes int `yaml:"needle_index_max_bytes"`
 	// CompressResponses is Loki's frontend compress_responses: query
 	// answers of at least 1,400 bytes are gzipped for clients accepting
 	// gzip. Off by default, as in Loki v3.7.8 (whose later flag
@@ -517,7 +520,7 @@ func Default() Config {
 		Frontend: Frontend{
 			CacheResults: true, ResultsCacheMaxBytes: 64 << 20, ExtentsMaxBytes: 64 << 20, SamplesCacheSize: 64 << 20, RecentLogsCacheSize: 64 << 20, MaxCacheFreshness: 10 * time.Minute, Coalesce: true,
 			ResultsCacheBackend: "memory", ResultsCacheTTL: 24 * time.Hour,
-			StreamIndexMaxStreams: 100_000, StreamIndexMaxLines: 4_000_000,
+			StreamIndexMaxStreams: 100_000, StreamIndexMaxLines: 4_000_000, NeedleIndexMaxBytes: 128 << 20,
 		},
 		Ingester: Ingester{ChunkIdlePeriod: 30 * time.Minute, FlushCheckPeriod: 30 * time.Second},
 		QueryScheduler: QueryScheduler{

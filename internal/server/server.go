@@ -186,6 +186,10 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 	if streams != nil {
 		indexed = streams
 		eng = eng.WithLineKinds(streams.LineKinds).WithIndex(streams)
+		if n := newNeedles(cfg.Frontend, streams, group, m); n != nil {
+			ledger.Subscribe(acks.Subscriber{Writing: n.writing})
+			eng = eng.WithNeedles(n)
+		}
 	}
 	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history), indexed,
 		newRecentLogs(cfg.Frontend, m))

@@ -155,6 +155,13 @@ func (m *Metrics) RegisterStreamIndex(streams, lines func() int, metricAnswers f
 			func() float64 { return float64(metricAnswers()) }))
 }
 
+// RegisterNeedleIndex exposes the size of the needle index's filters.
+func (m *Metrics) RegisterNeedleIndex(bytes func() int) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "vloki_needle_index_bytes", Help: "Bytes of the hourly filters of long words that narrow substring searches."},
+		func() float64 { return float64(bytes()) }))
+}
+
 // RegisterPeers exposes the replicas that together are the only writers
 // (package peers): whether this one holds every other's lease, and how
 // often it started over after pushes it was not told of.

@@ -41,6 +41,9 @@ type Engine struct {
 	// index, when set, holds the entry times of vloki's own rows: log
 	// walks cut their batches where it tells (logs.Request.Index).
 	index logs.Index
+	// needles, when set, tells the parts of a range whose lines may hold
+	// a string (logs.Request.Needles).
+	needles logs.Needles
 }
 
 // LineKindsFunc tells the kinds of lines the tenant's streams matching ms
@@ -59,6 +62,13 @@ func (e *Engine) WithLineKinds(kinds LineKindsFunc) *Engine {
 // times ix holds.
 func (e *Engine) WithIndex(ix logs.Index) *Engine {
 	e.index = ix
+	return e
+}
+
+// WithNeedles makes log queries whose lines must contain a string walk
+// only the parts of their range where n says such lines can be.
+func (e *Engine) WithNeedles(n logs.Needles) *Engine {
+	e.needles = n
 	return e
 }
 

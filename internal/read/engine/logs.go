@@ -77,7 +77,7 @@ func (e *Engine) Logs(ctx context.Context, t tenant.ID, q LogQuery) (*LogRun, er
 		Metadata: ownRowsOnly(q.Metadata, f),
 	}
 	if f == nil {
-		req.Index = e.index
+		req.Index, req.Needles = e.index, e.needles
 	}
 	return &LogRun{c: e.c, t: t, req: req}, nil
 }

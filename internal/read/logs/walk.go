@@ -8,6 +8,7 @@ package logs
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -51,6 +52,16 @@ type Request struct {
 	// Index, when set, holds the entry times of the query's rows (vloki's
 	// own, vloki the only writer): batches are cut where it tells.
 	Index Index
+	// Needles, when set, tells the only parts of a range whose lines may
+	// hold a string (vloki the only writer): a query whose lines must
+	// contain one (Query.Contains) walks those parts alone.
+	Needles Needles
+}
+
+// Needles tells the parts of [start, end] (Unix ns, inclusive) whose
+// lines may contain s, oldest first; ok is false when it cannot tell.
+type Needles interface {
+	Candidates(ctx context.Context, t tenant.ID, s string, start, end int64) (ranges [][2]int64, ok bool, err error)
 }
 
 // Result is the answer to a log query.
@@ -109,9 +120,48 @@ const maxBatch = 2000
 // the next window spans what that batch covered: VictoriaLogs then scans
 // about a batch of rows per request. Asking for the rest of a dense window
 // instead made it scan, and copy into its top-k, the same rows again for
-// every batch: time and garbage quadratic in the window's rows.
+// every batch: time and garbage quadratic in the window's rows. Where a
+// needle index tells the only parts of the range that can hold the query's
+// lines, those parts alone are walked, in direction order.
 func (w *walker) run(ctx context.Context) error {
-	lo, hi, err := w.walkIndexed(ctx, w.req.Start, w.req.End-1)
+	ranges, err := w.candidates(ctx)
+	if err != nil {
+		return err
+	}
+	if w.req.Direction == Backward {
+		slices.Reverse(ranges)
+	}
+	for _, r := range ranges {
+		if w.col.full() {
+			break
+		}
+		if err := w.walkRange(ctx, r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// candidates are the parts of the walk's range it reads, oldest first:
+// where a needle index says its lines can hold what the query's lines must
+// contain, else the whole range.
+func (w *walker) candidates(ctx context.Context) ([][2]int64, error) {
+	whole := [][2]int64{{w.req.Start, w.req.End - 1}}
+	if w.req.Needles == nil || w.req.Start >= w.req.End {
+		return whole, nil
+	}
+	for _, s := range w.req.Query.Contains {
+		ranges, ok, err := w.req.Needles.Candidates(ctx, w.t, s, w.req.Start, w.req.End-1)
+		if err != nil || ok {
+			return ranges, err
+		}
+	}
+	return whole, nil
+}
+
+// walkRange walks [lo, hi] (see run).
+func (w *walker) walkRange(ctx context.Context, lo, hi int64) error {
+	lo, hi, err := w.walkIndexed(ctx, lo, hi)
 	if err != nil {
 		return err
 	}

@@ -30,6 +30,9 @@ func CompileLog(sel logql.LogSelectorExpr, f *otheragents.Config) (*LogQuery, er
 				q.PushdownExact = false
 			} else if lf := pushdownLineFilter(st, f); lf != nil {
 				filters, q.FiltersLines = append(filters, lf), true
+				if st.Type == logql.LineMatchEqual && len(st.Values) == 1 && f == nil {
+					q.Contains = append(q.Contains, st.Values[0])
+				}
 				// Rebuilt lines of rows stored without one are checked locally.
 				q.PushdownExact = q.PushdownExact && f == nil
 			}

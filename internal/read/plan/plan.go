@@ -81,6 +81,10 @@ type LogQuery struct {
 	// PushdownExact reports that Pushdown alone selects exactly the
 	// entries the stages keep, so VictoriaLogs may aggregate on it.
 	PushdownExact bool
+	// Contains are strings every stored line the query keeps holds (its
+	// one-value `|=` filters before any stage changes the line): a
+	// needle index may tell the only hours such lines can be in.
+	Contains []string
 	// FiltersLines reports that Pushdown matches lines (line filters,
 	// necessary conditions), which is what VictoriaLogs spends most on.
 	FiltersLines bool

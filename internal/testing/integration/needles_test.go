@@ -1,0 +1,78 @@
+package integration
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vloki/vloki/internal/config"
+)
+
+// TestNeedleSearchReadsItsHours: over two days of lines holding 19- and
+// 20-digit ids, a search for part of one id answers as the reference
+// does, with the needle index on (vloki the only writer) and off; with it
+// on, a search whose id lies in one hour asks VictoriaLogs once, where the
+// walk over the two days asks at least twice (a first window, the rest).
+func TestNeedleSearchReadsItsHours(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 8))
+	type line struct {
+		ts   time.Time
+		text string
+	}
+	var all []line
+	for i := range 2000 {
+		id := fmt.Sprint(1e18 + r.Uint64N(9e18))
+		if i%2 == 0 {
+			id = fmt.Sprint(i%10) + id // a 19-digit id inside a 20-digit one
+		}
+		ts := base.Add(time.Duration(r.Int64N(int64(48*time.Hour))/1e3*1e3) + time.Duration(i))
+		all = append(all, line{ts, `{"msg":"the queen","trace_id":"` + id + `"}`})
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].ts.Before(all[j].ts) })
+	var es []entry
+	for _, l := range all {
+		es = append(es, entry{ns(l.ts), l.text})
+	}
+	for tenantID, needles := range map[string]int{"needles-on": 64 << 20, "needles-off": 0} {
+		for _, tg := range targetsWith(t, func(c *config.Config) {
+			c.Backend.SoleWriter, c.Frontend.NeedleIndexMaxBytes = "on", needles
+		}) {
+			t.Run(tg.name+"/"+tenantID, func(t *testing.T) {
+				tg.pushJSON(t, tenantID, jsonPush(map[string]string{"app": "ids"}, es...))
+				for k := 0; k < len(all); k += 211 {
+					id := all[k].text[strings.Index(all[k].text, `"trace_id":"`)+12 : len(all[k].text)-2]
+					needle := id[len(id)-18:] // part of the id: a substring, not a word
+					var want []string
+					for i := len(all) - 1; i >= 0; i-- {
+						if strings.Contains(all[i].text, needle) {
+							want = append(want, all[i].text)
+						}
+					}
+					for _, dir := range []string{"backward", "forward"} {
+						before := backendRequests(t, tg, "query_range")
+						got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
+							rangeParams(`{app="ids"} |= "`+needle+`"`, base, base.Add(48*time.Hour), 100, dir), nil)))
+						w := slices.Clone(want)
+						if dir == "forward" {
+							slices.Reverse(w)
+						}
+						if exp := "ids:" + strings.Join(w, ","); got != exp {
+							t.Errorf("%s %s:\n got  %.300s\n want %.300s", needle, dir, got, exp)
+						}
+						asked := backendRequests(t, tg, "query_range") - before
+						if needles > 0 && len(want) == 1 && asked != 1 {
+							t.Errorf("%s %s: %v VictoriaLogs requests, want 1 (the id's hour)", needle, dir, asked)
+						}
+						if needles == 0 && asked < 2 {
+							t.Errorf("%s %s without the needle index: %v VictoriaLogs requests", needle, dir, asked)
+						}
+					}
+				}
+			})
+		}
+	}
+}
