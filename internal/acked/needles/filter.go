@@ -82,9 +82,15 @@ func probe(h, i uint64) uint64 {
 }
 
 // wordByte is a byte of a run: ASCII letters, digits and '_'.
-func wordByte(c byte) bool {
-	return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-}
+func wordByte(c byte) bool { return wordBytes[c] }
+
+// wordBytes is wordByte as a table: every pushed line's bytes are looked up.
+var wordBytes = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	return t
+}()
 
 // wordRuns are the runs of at least Window word bytes in s.
 func wordRuns(s string) []string {
@@ -107,20 +113,27 @@ func wordRuns(s string) []string {
 }
 
 // appendWindowHashes appends the hash of every window of every long run
-// of a line.
+// of a line: each window ends where the run so far holds Window bytes.
 func appendWindowHashes(dst []uint64, line string) []uint64 {
-	for i, run := 0, 0; i <= len(line); i++ {
-		if i < len(line) && wordByte(line[i]) {
-			run++
-			continue
+	run := 0
+	for i := 0; i < len(line); i++ {
+		run = (run + 1) & runMask[line[i]] // a byte outside words ends the run
+		if run >= Window {
+			dst = append(dst, xxhash.Sum64String(line[i+1-Window:i+1]))
 		}
-		for k := i - run; k+Window <= i; k++ {
-			dst = append(dst, xxhash.Sum64String(line[k:k+Window]))
-		}
-		run = 0
 	}
 	return dst
 }
+
+// runMask keeps a run's length over a word byte and clears it otherwise.
+var runMask = func() (t [256]int) {
+	for c := range 256 {
+		if wordByte(byte(c)) {
+			t[c] = -1
+		}
+	}
+	return t
+}()
 
 // windowHashes are the hashes of every window of the runs.
 func windowHashes(runs []string) []uint64 {

@@ -153,10 +153,37 @@ func (w *walker) candidates(ctx context.Context) ([][2]int64, error) {
 	for _, s := range w.req.Query.Contains {
 		ranges, ok, err := w.req.Needles.Candidates(ctx, w.t, s, w.req.Start, w.req.End-1)
 		if err != nil || ok {
-			return ranges, err
+			return coalesce(ranges, maxRanges), err
 		}
 	}
 	return whole, nil
+}
+
+// maxRanges bounds the parts a walk reads apart: each costs a request or
+// two, so a string in every other hour of a month does not make hundreds.
+const maxRanges = 32
+
+// coalesce joins the ranges separated by the smallest gaps until at most
+// n are left.
+func coalesce(ranges [][2]int64, n int) [][2]int64 {
+	if len(ranges) <= n {
+		return ranges
+	}
+	gaps := make([]int64, len(ranges)-1)
+	for i := range gaps {
+		gaps[i] = ranges[i+1][0] - ranges[i][1]
+	}
+	slices.Sort(gaps)
+	limit := gaps[len(ranges)-n-1] // joining every gap up to it leaves at most n
+	out := ranges[:1]
+	for _, r := range ranges[1:] {
+		if last := &out[len(out)-1]; r[0]-last[1] <= limit {
+			last[1] = r[1]
+		} else {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // walkRange walks [lo, hi] (see run).
