@@ -2,16 +2,18 @@ package needles
 
 import "github.com/cespare/xxhash/v2"
 
-// Filter sizing: an hour's filter is Bloom filter segments of segmentBits
-// bits, each taking segmentBits/bitsPerEntry windows at probes probes each
-// (a false positive rate near 9% a window). A string with n windows passes
-// an hour that lacks it with about 0.09^n (n is 4 for a 19-digit id): under
-// one hour in ten thousand, about 0.05 hours read for nothing a search over
-// 30 days. Segments are small so an hour wastes at most one's unused part.
+// Filter sizing: an hour's filter is Bloom filter segments, each taking
+// 1/bitsPerEntry of its bits in windows at probes probes each (a false
+// positive rate near 9% a window and segment). The first is 4 KiB and each
+// next one twice the last, up to 512 KiB, so an hour of 200,000 windows
+// is six segments: a window it lacks passes one of them with about 43%,
+// and a string of n windows passes the hour with about 0.43^n (n is 4
+// for a 19-digit id: 3.4%, about 25 of 720 hours read for nothing).
 const (
-	segmentBits  = 1 << 15 // 4 KiB
-	bitsPerEntry = 5
-	probes       = 3
+	firstSegmentBits = 1 << 15 // 4 KiB
+	maxSegmentBits   = 1 << 22 // 512 KiB
+	bitsPerEntry     = 5
+	probes           = 3
 )
 
 // filter is an hour's windows: segments, a new one started when the last
@@ -22,26 +24,39 @@ type filter struct {
 }
 
 type segment struct {
-	bits    [segmentBits / 64]uint64
+	bits    []uint64
 	entries int
 }
 
 func (f *filter) size() int { return f.bytes }
 
+// add adds h unless the filter may hold it already: a word every line
+// repeats (a constant field name) then takes no room after its first line.
+// Skipping a false positive loses nothing: its bits stay set.
 func (f *filter) add(h uint64) {
+	if f.has(h) {
+		return
+	}
 	n := len(f.segments)
-	if n == 0 || f.segments[n-1].entries >= segmentBits/bitsPerEntry {
-		f.segments = append(f.segments, &segment{})
-		f.bytes += segmentBits / 8
+	if n == 0 || f.segments[n-1].full() {
+		bits := firstSegmentBits
+		if n > 0 {
+			bits = min(2*64*len(f.segments[n-1].bits), maxSegmentBits)
+		}
+		f.segments = append(f.segments, &segment{bits: make([]uint64, bits/64)})
+		f.bytes += bits / 8
 		n++
 	}
 	s := f.segments[n-1]
 	s.entries++
+	m := uint64(64 * len(s.bits))
 	for i := range uint64(probes) {
-		b := probe(h, i)
+		b := probe(h, i, m)
 		s.bits[b/64] |= 1 << (b % 64)
 	}
 }
+
+func (s *segment) full() bool { return s.entries >= 64*len(s.bits)/bitsPerEntry }
 
 // hasAll reports whether every hash may have been added (a nil filter: an
 // hour with no run of word bytes at all holds none).
@@ -67,8 +82,9 @@ func (f *filter) has(h uint64) bool {
 }
 
 func (s *segment) has(h uint64) bool {
+	m := uint64(64 * len(s.bits))
 	for i := range uint64(probes) {
-		b := probe(h, i)
+		b := probe(h, i, m)
 		if s.bits[b/64]&(1<<(b%64)) == 0 {
 			return false
 		}
@@ -76,9 +92,9 @@ func (s *segment) has(h uint64) bool {
 	return true
 }
 
-// probe is the i-th bit for h (double hashing of its two halves).
-func probe(h, i uint64) uint64 {
-	return (h + i*(h>>32|1)) % segmentBits
+// probe is the i-th of m bits for h (double hashing of its two halves).
+func probe(h, i, m uint64) uint64 {
+	return (h + i*(h>>32|1)) % m
 }
 
 // wordByte is a byte of a run: ASCII letters, digits and '_'.

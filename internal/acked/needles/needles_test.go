@@ -95,9 +95,9 @@ func TestCandidatesClipAndJoinHours(t *testing.T) {
 func TestEvictionLeavesOlderHoursWhole(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	streams, ids, times := idLines(rng, 10, 100)
-	ix := New(Config{MaxBytes: 4 * segmentBits / 8}) // four hours' filters of 100 ids
+	ix := New(Config{MaxBytes: 4 * firstSegmentBits / 8}) // four hours' filters of 100 ids
 	ix.Writing(t1, streams)
-	if ix.Bytes() > 4*segmentBits/8 {
+	if ix.Bytes() > 4*firstSegmentBits/8 {
 		t.Fatalf("%d bytes kept", ix.Bytes())
 	}
 	ranges, ok := ix.Candidates(t1, ids[0], 30, 10*hourNs-1)

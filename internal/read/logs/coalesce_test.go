@@ -1,8 +1,13 @@
 package logs
 
 import (
+	"context"
+	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/read/plan"
 )
 
 // TestCoalesceJoinsTheSmallestGaps: at most n ranges are left, every
@@ -44,6 +49,32 @@ func TestCoalesceJoinsTheSmallestGaps(t *testing.T) {
 		}
 		if widestJoined > narrowestKept {
 			t.Fatalf("joined a gap of %d, kept one of %d", widestJoined, narrowestKept)
+		}
+	}
+}
+
+// fixedNeedles answers every string with the same parts.
+type fixedNeedles [][2]int64
+
+func (f fixedNeedles) Candidates(context.Context, tenant.ID, string, int64, int64) ([][2]int64, bool, error) {
+	return f, true, nil
+}
+
+// TestCandidatesReadMostOfARangeWhole: parts covering at most half of the
+// range are read apart, more is read whole.
+func TestCandidatesReadMostOfARangeWhole(t *testing.T) {
+	for _, c := range []struct {
+		parts fixedNeedles
+		want  string
+	}{
+		{fixedNeedles{{10, 19}, {50, 89}}, "[[10 19] [50 89]]"},
+		{fixedNeedles{{10, 19}, {40, 89}}, "[[0 99]]"},
+		{fixedNeedles{}, "[]"},
+	} {
+		w := &walker{req: Request{Query: &plan.LogQuery{Contains: []string{"0123456789abcdef"}}, Start: 0, End: 100, Needles: c.parts}}
+		got, err := w.candidates(context.Background())
+		if err != nil || fmt.Sprint(got) != c.want {
+			t.Errorf("%v: %v %v, want %s", c.parts, got, err, c.want)
 		}
 	}
 }

@@ -152,11 +152,24 @@ func (w *walker) candidates(ctx context.Context) ([][2]int64, error) {
 	}
 	for _, s := range w.req.Query.Contains {
 		ranges, ok, err := w.req.Needles.Candidates(ctx, w.t, s, w.req.Start, w.req.End-1)
-		if err != nil || ok {
-			return coalesce(ranges, maxRanges), err
+		if err != nil {
+			return nil, err
+		}
+		if ok && spanned(ranges) <= (w.req.End-w.req.Start)/2 {
+			return coalesce(ranges, maxRanges), nil
 		}
 	}
 	return whole, nil
+}
+
+// spanned is the time the ranges cover. Parts covering over half the
+// range are read whole: a request or two instead of one a part.
+func spanned(ranges [][2]int64) int64 {
+	var n int64
+	for _, r := range ranges {
+		n += r[1] - r[0] + 1
+	}
+	return n
 }
 
 // maxRanges bounds the parts a walk reads apart: each costs a request or
