@@ -97,37 +97,6 @@ func probe(h, i, m uint64) uint64 {
 	return (h + i*(h>>32|1)) % m
 }
 
-// wordByte is a byte of a run: ASCII letters, digits and '_'.
-func wordByte(c byte) bool { return wordBytes[c] }
-
-// wordBytes is wordByte as a table: every pushed line's bytes are looked up.
-var wordBytes = func() (t [256]bool) {
-	for c := range 256 {
-		t[c] = c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
-	}
-	return t
-}()
-
-// wordRuns are the runs of at least Window word bytes in s.
-func wordRuns(s string) []string {
-	var runs []string
-	for i := 0; i < len(s); {
-		if !wordByte(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && wordByte(s[j]) {
-			j++
-		}
-		if j-i >= Window {
-			runs = append(runs, s[i:j])
-		}
-		i = j
-	}
-	return runs
-}
-
 // appendWindowHashes appends the hash of every window of every long run
 // of a line: each window ends where the run so far holds Window bytes.
 func appendWindowHashes(dst []uint64, line string) []uint64 {
@@ -141,21 +110,13 @@ func appendWindowHashes(dst []uint64, line string) []uint64 {
 	return dst
 }
 
-// runMask keeps a run's length over a word byte and clears it otherwise.
+// runMask keeps a run's length over a word byte (ASCII letters, digits
+// and '_') and clears it otherwise.
 var runMask = func() (t [256]int) {
 	for c := range 256 {
-		if wordByte(byte(c)) {
+		if c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' {
 			t[c] = -1
 		}
 	}
 	return t
 }()
-
-// windowHashes are the hashes of every window of the runs.
-func windowHashes(runs []string) []uint64 {
-	var hashes []uint64
-	for _, r := range runs {
-		hashes = appendWindowHashes(hashes, r)
-	}
-	return hashes
-}

@@ -115,8 +115,8 @@ type hourHashes struct {
 // of s, and, whole, the part of the range reaching back to hours dropped at
 // the bound. ok is false when s holds no run of Window word bytes.
 func (ix *Index) Candidates(t tenant.ID, s string, start, end int64) (ranges [][2]int64, ok bool) {
-	runs := wordRuns(s)
-	if len(runs) == 0 || start > end {
+	hashes := appendWindowHashes(nil, s)
+	if len(hashes) == 0 || start > end {
 		return nil, false
 	}
 	ix.mu.RLock()
@@ -128,7 +128,6 @@ func (ix *Index) Candidates(t tenant.ID, s string, start, end int64) (ranges [][
 		first = th.dropped + 1
 		ranges = append(ranges, [2]int64{start, min(end, first*hourNs-1)})
 	}
-	hashes := windowHashes(runs)
 	for h := first; h <= last; h++ {
 		if th == nil || !th.hours[h].hasAll(hashes) {
 			continue
