@@ -58,12 +58,6 @@ type Request struct {
 	Needles Needles
 }
 
-// Needles tells the parts of [start, end] (Unix ns, inclusive) whose
-// lines may contain s, oldest first; ok is false when it cannot tell.
-type Needles interface {
-	Candidates(ctx context.Context, t tenant.ID, s string, start, end int64) (ranges [][2]int64, ok bool, err error)
-}
-
 // Result is the answer to a log query.
 type Result struct {
 	Streams []lokidata.Stream
@@ -140,63 +134,6 @@ func (w *walker) run(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// candidates are the parts of the walk's range it reads, oldest first:
-// where a needle index says its lines can hold what the query's lines must
-// contain, else the whole range.
-func (w *walker) candidates(ctx context.Context) ([][2]int64, error) {
-	whole := [][2]int64{{w.req.Start, w.req.End - 1}}
-	if w.req.Needles == nil || w.req.Start >= w.req.End {
-		return whole, nil
-	}
-	for _, s := range w.req.Query.Contains {
-		ranges, ok, err := w.req.Needles.Candidates(ctx, w.t, s, w.req.Start, w.req.End-1)
-		if err != nil {
-			return nil, err
-		}
-		if ok && spanned(ranges) <= (w.req.End-w.req.Start)/2 {
-			return coalesce(ranges, maxRanges), nil
-		}
-	}
-	return whole, nil
-}
-
-// spanned is the time the ranges cover. Parts covering over half the
-// range are read whole: a request or two instead of one a part.
-func spanned(ranges [][2]int64) int64 {
-	var n int64
-	for _, r := range ranges {
-		n += r[1] - r[0] + 1
-	}
-	return n
-}
-
-// maxRanges bounds the parts a walk reads apart: each costs a request or
-// two, so a string in every other hour of a month does not make hundreds.
-const maxRanges = 32
-
-// coalesce joins the ranges separated by the smallest gaps until at most
-// n are left.
-func coalesce(ranges [][2]int64, n int) [][2]int64 {
-	if len(ranges) <= n {
-		return ranges
-	}
-	gaps := make([]int64, len(ranges)-1)
-	for i := range gaps {
-		gaps[i] = ranges[i+1][0] - ranges[i][1]
-	}
-	slices.Sort(gaps)
-	limit := gaps[len(ranges)-n-1] // joining every gap up to it leaves at most n
-	out := ranges[:1]
-	for _, r := range ranges[1:] {
-		if last := &out[len(out)-1]; r[0]-last[1] <= limit {
-			last[1] = r[1]
-		} else {
-			out = append(out, r)
-		}
-	}
-	return out
 }
 
 // walkRange walks [lo, hi] (see run).
