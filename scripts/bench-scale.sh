@@ -51,7 +51,10 @@
 # BENCH_SCALE_DAYS (30), BENCH_SCALE_CLIENTS (1,10), BENCH_SCALE_DURATION
 # (10s a step), BENCH_SCALE_PUSHERS (4), BENCH_SCALE_OUT (bench-results/scale),
 # BENCH_SCALE_EXT=0 leaves vloki on an external single node out of the
-# quickwit, hicard, loki and ingest phases.
+# quickwit, hicard, loki and ingest phases; BENCH_SCALE_NONEEDLES=1 adds
+# the embedded vloki with its needle index off (vloki-noneedles), times
+# only the needle searches (BENCH_SCALE_NONEEDLES_WORKLOADS) and compares
+# vloki's answers with its.
 set -euo pipefail
 source "$(dirname "$0")/bench-lib.sh"
 out=${BENCH_SCALE_OUT:-bench-results/scale}
@@ -99,7 +102,7 @@ stop_phase() {
 extra_targets=()
 run_phase() { # phase lines extra-flags...
   local phase=$1 n=$2; shift 2
-  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct" "$work/vl-own" "$work/vl-s0" "$work/vl-s1" "$work/vl-front"
+  rm -rf "$work/emb" "$work/emb-noneedles" "$work/vl-ext" "$work/vl-direct" "$work/vl-own" "$work/vl-s0" "$work/vl-s1" "$work/vl-front"
   local p_vld p_emb
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; local pid_vld=${pids[-1]}
   p_emb=$(free_port); start_vloki vloki "$p_emb" -storage.path="$work/emb" "${cold[@]}"; local pid_emb=${pids[-1]}
@@ -119,6 +122,13 @@ run_phase() { # phase lines extra-flags...
     p_cl=$(free_port); start_vloki vloki-cluster "$p_cl" -backend.url="http://127.0.0.1:$p_front" "${cold_ext[@]}"
     cluster=(-target "vloki-cluster=http://127.0.0.1:$p_cl,pid=${pids[-1]}+$pid_front+$pid_s0+$pid_s1")
   fi
+  local bare=() bare_flags=()
+  if [[ ${BENCH_SCALE_NONEEDLES:-0} == 1 ]]; then # the embedded vloki again, its needle index off
+    local p_bare; p_bare=$(free_port)
+    start_vloki vloki-noneedles "$p_bare" -storage.path="$work/emb-noneedles" -frontend.needle-index-max-bytes=0 "${cold[@]}"
+    bare=(-target "vloki-noneedles=http://127.0.0.1:$p_bare,pid=${pids[-1]}")
+    bare_flags=(-verify vloki -reference vloki-noneedles -workloads "${BENCH_SCALE_NONEEDLES_WORKLOADS:-needle line filter,needle json trace_id}")
+  fi
   local own=()
   if [[ $phase == ingest ]]; then # VictoriaLogs also through its own endpoint for the format
     local p_own; p_own=$(free_port); start_vl vl-own "$p_own"
@@ -127,10 +137,10 @@ run_phase() { # phase lines extra-flags...
   echo "phase $phase: $n lines" >&2
   # The phase's own flags ("$@") come last: they win over the defaults.
   "$work/vloki-bench" scale -now "$now" -lines "$n" -days "${BENCH_SCALE_DAYS:-30}" \
-    -pushers "${BENCH_SCALE_PUSHERS:-4}" -via "${BENCH_SCALE_VIA:-proto}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" "$@" \
+    -pushers "${BENCH_SCALE_PUSHERS:-4}" -via "${BENCH_SCALE_VIA:-proto}" -clients "${BENCH_SCALE_CLIENTS:-1,10}" -duration "${BENCH_SCALE_DURATION:-10s}" "$@" "${bare_flags[@]}" \
     -out "$out/$phase" \
     -target "vloki=http://127.0.0.1:$p_emb,pid=$pid_emb" \
-    "${ext[@]}" "${cluster[@]}" \
+    "${ext[@]}" "${cluster[@]}" "${bare[@]}" \
     -target "victorialogs=http://127.0.0.1:$p_vld,twins,pid=$pid_vld" "${own[@]}" "${extra_targets[@]}" >/dev/null
   disk "$phase" "$n" >>"$out/$phase/report.md"
   stop_phase
@@ -194,7 +204,7 @@ run_ingest_phase() {
 # configuration beside VictoriaLogs alone answering the twins.
 run_memory_phase() {
   local n=$lines dir=$out/memory
-  rm -rf "$work/emb" "$work/vl-ext" "$work/vl-direct"
+  rm -rf "$work/emb" "$work/emb-noneedles" "$work/vl-ext" "$work/vl-direct"
   local p_vlx p_vld p_emb p_ext q_emb q_ext pid_emb pid_ext pid_vlx pid_vld
   p_vlx=$(free_port); start_vl vl-ext "$p_vlx"; pid_vlx=${pids[-1]}
   p_vld=$(free_port); start_vl vl-direct "$p_vld"; pid_vld=${pids[-1]}

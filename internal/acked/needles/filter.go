@@ -1,6 +1,10 @@
 package needles
 
-import "github.com/cespare/xxhash/v2"
+import (
+	"strconv"
+
+	"github.com/cespare/xxhash/v2"
+)
 
 // Filter sizing: an hour's filter is Bloom filter segments, each taking
 // 1/bitsPerEntry of its bits in windows at probes probes each (a false
@@ -120,3 +124,31 @@ var runMask = func() (t [256]int) {
 	}
 	return t
 }()
+
+// readEscapes returns line with each backslash escape replaced: \uXXXX of
+// a word byte by that byte, any other by spaces (bytes outside words, as
+// what they stand for is: a quote, a slash, a control character, a rune
+// outside ASCII).
+func readEscapes(line string) string {
+	b := make([]byte, 0, len(line))
+	for i := 0; i < len(line); i++ {
+		if line[i] != '\\' || i+1 == len(line) {
+			b = append(b, line[i])
+			continue
+		}
+		if line[i+1] == 'u' && i+6 <= len(line) {
+			if r, err := strconv.ParseUint(line[i+2:i+6], 16, 16); err == nil {
+				if r < 0x80 && runMask[r] != 0 {
+					b = append(b, byte(r))
+				} else {
+					b = append(b, ' ')
+				}
+				i += 5
+				continue
+			}
+		}
+		b = append(b, ' ', ' ')
+		i++
+	}
+	return string(b)
+}

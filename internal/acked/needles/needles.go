@@ -2,16 +2,18 @@
 // the hours of entry time that can hold it, when vloki is the only writer
 // of its storage.
 //
-// For every line about to be written it keeps, per tenant and UTC hour of
+// For every row about to be written it keeps, per tenant and UTC hour of
 // the entry's time, a Bloom filter of each Window-byte window of each run
-// of at least Window word bytes ([0-9A-Za-z_]). A line that holds a
-// substring with a run of at least Window word bytes holds that run inside
-// one of its own runs, so every window of the run is in the filter of the
-// line's hour: an hour whose filter lacks one of them holds no such line.
-// The filters have false positives (an hour read for nothing), never false
-// negatives.
+// of at least Window word bytes ([0-9A-Za-z_]) of the strings a query can
+// find a value in: the line, the line with its \u escapes read (what a
+// json or logfmt parser reads), its structured metadata values and its
+// stream's label values. A string that holds a run of at least Window word
+// bytes and is inside one of those holds that run inside one of its runs,
+// so every window of the run is in the filter of the row's hour: an hour
+// whose filter lacks one of them holds no such row. The filters have false
+// positives (an hour read for nothing), never false negatives.
 //
-// Lines are added before they are written (Writing), so an hour's filter
+// Rows are added before they are written (Writing), so an hour's filter
 // never lacks a row the storage holds; a push that then fails leaves only
 // false positives. Whether every row of a range went through this index
 // (none stored by an earlier run, none lost to eviction) is for the caller
@@ -23,6 +25,8 @@
 package needles
 
 import (
+	"math"
+	"strings"
 	"sync"
 
 	"github.com/vloki/vloki/internal/edge/tenant"
@@ -64,15 +68,26 @@ func New(cfg Config) *Index {
 	return &Index{cfg: cfg, tenants: map[tenant.ID]*tenantHours{}}
 }
 
-// Writing adds the lines of a push about to be written.
+// Writing adds the rows of a push about to be written: what a query's
+// label filter can read a value from (the line, as stored and with JSON's
+// \u escapes read, its structured metadata, its stream's labels).
 func (ix *Index) Writing(t tenant.ID, streams []lokidata.Stream) {
 	var hours []hourHashes // hashed before the lock is taken
 	var hashes []uint64
 	for _, s := range streams {
+		labelsFrom := len(hashes)
+		for _, l := range s.Labels {
+			hashes = appendWindowHashes(hashes, l.Value)
+		}
+		labels := hourHashes{hour: math.MinInt64, from: labelsFrom, to: len(hashes)}
 		for _, e := range s.Entries {
-			n := len(hashes)
-			if hashes = appendWindowHashes(hashes, e.Line); len(hashes) > n {
-				hours = append(hours, hourHashes{floorDiv(e.TimestampNs, hourNs), n, len(hashes)})
+			hour := floorDiv(e.TimestampNs, hourNs)
+			if n := len(hashes); appendEntryHashes(&hashes, e) {
+				hours = append(hours, hourHashes{hour, n, len(hashes)})
+			}
+			if labels.to > labels.from && labels.hour != hour {
+				labels.hour = hour // once an hour in a row of entries
+				hours = append(hours, labels)
 			}
 		}
 	}
@@ -104,6 +119,23 @@ func (ix *Index) Writing(t tenant.ID, streams []lokidata.Stream) {
 	ix.evictLocked()
 }
 
+// appendEntryHashes appends the window hashes of an entry's line, of the
+// line with its \u escapes read where it has one (a JSON or logfmt parser
+// reads "\u0031" as "1"; the other escapes read as bytes outside words,
+// so the stored line's runs hold the read line's), and of its structured
+// metadata values. It reports whether it appended any.
+func appendEntryHashes(hashes *[]uint64, e lokidata.Entry) bool {
+	n := len(*hashes)
+	*hashes = appendWindowHashes(*hashes, e.Line)
+	if strings.Contains(e.Line, `\u`) {
+		*hashes = appendWindowHashes(*hashes, readEscapes(e.Line))
+	}
+	for _, m := range e.StructuredMetadata {
+		*hashes = appendWindowHashes(*hashes, m.Value)
+	}
+	return len(*hashes) > n
+}
+
 // hourHashes are a line's window hashes, hashes[from:to], and its hour.
 type hourHashes struct {
 	hour     int64
@@ -111,7 +143,8 @@ type hourHashes struct {
 }
 
 // Candidates returns the parts of [start, end] (Unix ns, inclusive) whose
-// lines may hold s, oldest first: the hours whose filter holds every window
+// rows may hold s (in a line, a line's escapes read, a structured metadata
+// value or a stream label value), oldest first: the hours whose filter holds every window
 // of s, and, whole, the part of the range reaching back to hours dropped at
 // the bound. ok is false when s holds no run of Window word bytes.
 func (ix *Index) Candidates(t tenant.ID, s string, start, end int64) (ranges [][2]int64, ok bool) {

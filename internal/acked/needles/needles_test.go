@@ -125,3 +125,48 @@ func BenchmarkWriting(b *testing.B) {
 		ix.Writing(t1, streams)
 	}
 }
+
+// TestCandidatesFindWhatParsersAndLabelsRead: an id held only by a stream
+// label, a structured metadata value or a line's \u escapes is found in
+// its hour, and in no other.
+func TestCandidatesFindWhatParsersAndLabelsRead(t *testing.T) {
+	const (
+		inLabel    = "a1b2c3d4e5f6a7b8c9d0"
+		inMetadata = "1234567890123456789"
+		escaped    = "9876543210987654321"
+	)
+	streams := []lokidata.Stream{
+		{Labels: lokidata.Labels{{Name: "trace_id", Value: inLabel}},
+			Entries: []lokidata.Entry{{TimestampNs: 1 * hourNs, Line: "plain"}, {TimestampNs: 1*hourNs + 1, Line: "plain"}}},
+		{Labels: lokidata.Labels{{Name: "app", Value: "x"}}, Entries: []lokidata.Entry{
+			{TimestampNs: 3 * hourNs, Line: "plain", StructuredMetadata: lokidata.Labels{{Name: "trace_id", Value: inMetadata}}},
+			{TimestampNs: 5 * hourNs, Line: `{"trace_id":"\u0039876543210\u0039\u00387654321"}`},
+			{TimestampNs: 7 * hourNs, Line: `{"path":"C:\\9876543210987654321\n","x":"\u00e9"}`},
+		}},
+	}
+	ix := New(Config{MaxBytes: 1 << 20})
+	ix.Writing(t1, streams)
+	for s, want := range map[string][][2]int64{
+		inLabel:    {{1 * hourNs, 2*hourNs - 1}},
+		inMetadata: {{3 * hourNs, 4*hourNs - 1}},
+		escaped:    {{5 * hourNs, 6*hourNs - 1}, {7 * hourNs, 8*hourNs - 1}},
+	} {
+		got, ok := ix.Candidates(t1, s, 0, 10*hourNs)
+		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s: %v %v, want %v", s, got, ok, want)
+		}
+	}
+}
+
+func TestReadEscapes(t *testing.T) {
+	for in, want := range map[string]string{
+		`a\u0031b`:        "a1b",
+		`a\u00e9b\n\"c\\`: "a b    c  ",
+		`\u005F\u12`:      "_  12",
+		`end\`:            `end\`,
+	} {
+		if got := readEscapes(in); got != want {
+			t.Errorf("readEscapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -7,15 +7,16 @@ import (
 	"github.com/vloki/vloki/internal/edge/tenant"
 )
 
-// Needles tells the parts of [start, end] (Unix ns, inclusive) whose
-// lines may contain s, oldest first; ok is false when it cannot tell.
+// Needles tells the parts of [start, end] (Unix ns, inclusive) whose rows
+// may hold s (Query.Contains says where), oldest first; ok is false when
+// it cannot tell.
 type Needles interface {
 	Candidates(ctx context.Context, t tenant.ID, s string, start, end int64) (ranges [][2]int64, ok bool, err error)
 }
 
 // candidates are the parts of the walk's range it reads, oldest first:
-// where a needle index says its lines can hold what the query's lines must
-// contain, else the whole range.
+// where a needle index says its rows can hold what the query's rows must
+// (Query.Contains), else the whole range.
 func (w *walker) candidates(ctx context.Context) ([][2]int64, error) {
 	whole := [][2]int64{{w.req.Start, w.req.End - 1}}
 	if w.req.Needles == nil || w.req.Start >= w.req.End {

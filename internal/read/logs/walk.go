@@ -52,9 +52,9 @@ type Request struct {
 	// Index, when set, holds the entry times of the query's rows (vloki's
 	// own, vloki the only writer): batches are cut where it tells.
 	Index Index
-	// Needles, when set, tells the only parts of a range whose lines may
-	// hold a string (vloki the only writer): a query whose lines must
-	// contain one (Query.Contains) walks those parts alone.
+	// Needles, when set, tells the only parts of a range whose rows may
+	// hold a string (vloki the only writer): a query whose rows must hold
+	// one (Query.Contains) walks those parts alone.
 	Needles Needles
 }
 

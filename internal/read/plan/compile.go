@@ -70,6 +70,9 @@ func CompileLog(sel logql.LogSelectorExpr, f *otheragents.Config) (*LogQuery, er
 			q.HasParser, jsonOnly = true, false
 			q.Stages = append(q.Stages, LogfmtStage{E: st})
 		case *logql.LabelFilterExpr:
+			if !formatted && !lineChanged && f == nil {
+				q.Contains = append(q.Contains, heldValues(st.Filter)...)
+			}
 			lf, ok := pushdownLabelFilter(st.Filter, f)
 			if ok && !dropped && !q.HasParser {
 				filters = append(filters, lf)

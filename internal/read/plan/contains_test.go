@@ -8,19 +8,26 @@ import (
 	"github.com/vloki/vloki/internal/storage/otheragents"
 )
 
-// TestContainsAreTheStoredLinesOneValueFilters: only `|=` filters of one
-// value on the stored line say what every kept line holds.
-func TestContainsAreTheStoredLinesOneValueFilters(t *testing.T) {
+// TestContainsAreOneValueLineAndLabelFilters: `|=` filters of one value on
+// the stored line, and `name="v"` label filters whose value a template or
+// a changed line cannot have made, say what every kept row holds.
+func TestContainsAreOneValueLineAndLabelFilters(t *testing.T) {
 	for q, want := range map[string][]string{
-		`{a="b"} |= "x" |= "y"`:                 {"x", "y"},
-		`{a="b"} |= "x" or "y"`:                 nil,
-		`{a="b"} != "x" |~ "y" |> "<_>"`:        nil,
-		`{a="b"} | json | level="info" |= "x"`:  {"x"},
-		`{a="b"} | line_format "{{.a}}" |= "x"`: nil,
-		`{a="b"} |= "x" | line_format "{{.a}}"`: {"x"},
-		`{a="b"} | decolorize |= "x"`:           {"x"}, // Loki moves line filters ahead of decolorize
-		`{a="b"} |= ip("10.0.0.1")`:             nil,
-		`{a="b"} |= "x" | unpack |= "y"`:        {"x"},
+		`{a="b"} |= "x" |= "y"`:                    {"x", "y"},
+		`{a="b"} |= "x" or "y"`:                    nil,
+		`{a="b"} != "x" |~ "y" |> "<_>"`:           nil,
+		`{a="b"} | json | level="info" |= "x"`:     {"info", "x"},
+		`{a="b"} | json | t="v" | u!="w"`:          {"v"},
+		`{a="b"} | logfmt | t="v" and u="w"`:       {"v", "w"},
+		`{a="b"} | json | t="v" or u="w"`:          nil,
+		`{a="b"} | t="v" | __error__=""`:           {"v"},
+		`{a="b"} | label_format t="x" | t="v"`:     nil,
+		`{a="b"} | line_format "x" | json | t="v"`: nil,
+		`{a="b"} | line_format "{{.a}}" |= "x"`:    nil,
+		`{a="b"} |= "x" | line_format "{{.a}}"`:    {"x"},
+		`{a="b"} | decolorize |= "x"`:              {"x"}, // Loki moves line filters ahead of decolorize
+		`{a="b"} |= ip("10.0.0.1")`:                nil,
+		`{a="b"} |= "x" | unpack |= "y"`:           {"x"},
 	} {
 		e, err := logql.ParseExpr(q)
 		if err != nil {

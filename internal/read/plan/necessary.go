@@ -86,3 +86,22 @@ func necessaryCondition(f logql.LabelFilter, jsonOnly bool) logsql.Filter {
 	}
 	return nil
 }
+
+// heldValues are the values v of f's `name = "v"` filters every row it
+// keeps must match, by necessaryCondition's rule: each is in the row's
+// stream labels, its structured metadata, or its line (as stored, or with
+// an escape read: a JSON or logfmt parser's \uXXXX). `or` holds none.
+func heldValues(f logql.LabelFilter) []string {
+	switch f := f.(type) {
+	case *logql.StringLabelFilter:
+		if f.Type != logql.MatchEqual || f.Value == "" || strings.ContainsRune(f.Value, '\uFFFD') || strings.HasPrefix(f.Name, "__") {
+			return nil
+		}
+		return []string{f.Value}
+	case *logql.BinaryLabelFilter:
+		if f.And {
+			return append(heldValues(f.Left), heldValues(f.Right)...)
+		}
+	}
+	return nil
+}

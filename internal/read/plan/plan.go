@@ -81,9 +81,12 @@ type LogQuery struct {
 	// PushdownExact reports that Pushdown alone selects exactly the
 	// entries the stages keep, so VictoriaLogs may aggregate on it.
 	PushdownExact bool
-	// Contains are strings every stored line the query keeps holds (its
-	// one-value `|=` filters before any stage changes the line): a
-	// needle index may tell the only hours such lines can be in.
+	// Contains are strings every row the query keeps holds in its stored
+	// line, its line with JSON's \u escapes read, a structured metadata
+	// value or a stream label value: its one-value `|=` filters before any
+	// stage changes the line, and the values of its `name="v"` label
+	// filters where necessaryCondition holds. A needle index may tell the
+	// only hours such rows can be in.
 	Contains []string
 	// FiltersLines reports that Pushdown matches lines (line filters,
 	// necessary conditions), which is what VictoriaLogs spends most on.

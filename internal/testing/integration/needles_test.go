@@ -76,3 +76,60 @@ func TestNeedleSearchReadsItsHours(t *testing.T) {
 		}
 	}
 }
+
+// TestNeedleLabelFilterReadsItsHours: `| json | trace_id="<id>"` finds an
+// id wherever Loki's pipeline reads it (the line, the line with its \u
+// escapes read, structured metadata, a stream label) with the needle
+// index on, asking VictoriaLogs once for an id in one hour and never for
+// an id in no row, and answers as with it off.
+func TestNeedleLabelFilterReadsItsHours(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 30))
+	at := func(i int) time.Time { return base.Add(time.Duration(i) * 97 * time.Second) } // 1,800 lines over 48 h
+	var plain []any
+	var ids []string
+	for i := range 1800 {
+		id := fmt.Sprint(1e18 + r.Uint64N(9e18))
+		ids = append(ids, id)
+		plain = append(plain, []any{ns(at(i)), `{"msg":"m","trace_id":"` + id + `"}`})
+	}
+	const escapedID, metaID, labelID = "1234567890123456789", "9876543210987654321", "a1b2c3d4e5f6a7b8c9d0"
+	escapedLine := `{"msg":"escaped","trace_id":"\u0031234567890\u0031\u00323456789"}`
+	plain = append(plain, []any{ns(at(300).Add(1)), escapedLine},
+		[]any{ns(at(900).Add(1)), `{"msg":"meta"}`, map[string]string{"trace_id": metaID}})
+	push := map[string]any{"streams": []any{
+		map[string]any{"stream": map[string]string{"app": "ids"}, "values": plain},
+		map[string]any{"stream": map[string]string{"app": "ids", "trace_id": labelID}, "values": []any{[]any{ns(at(1500).Add(1)), `{"msg":"labelled"}`}}},
+	}}
+	want := map[string]string{
+		ids[77]: `{"msg":"m","trace_id":"` + ids[77] + `"}`, ids[1234]: `{"msg":"m","trace_id":"` + ids[1234] + `"}`,
+		escapedID: escapedLine, metaID: `{"msg":"meta"}`, labelID: `{"msg":"labelled"}`,
+	}
+	for tenantID, needles := range map[string]int{"labels-needles-on": 64 << 20, "labels-needles-off": 0} {
+		for _, tg := range targetsWith(t, func(c *config.Config) {
+			c.Backend.SoleWriter, c.Frontend.NeedleIndexMaxBytes = "on", needles
+		}) {
+			t.Run(tg.name+"/"+tenantID, func(t *testing.T) {
+				tg.pushJSON(t, tenantID, push)
+				want["5555555555555555555"] = "" // in no row: with the index, no request
+				for id, line := range want {
+					before := backendRequests(t, tg, "query_range")
+					got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
+						rangeParams(`{app="ids"} | json | trace_id="`+id+`"`, base, base.Add(48*time.Hour), 100, "backward"), nil)))
+					if line != "" {
+						line = "ids:" + line
+					}
+					if got != line {
+						t.Errorf("%s: got %.300s, want %s", id, got, line)
+					}
+					asked := backendRequests(t, tg, "query_range") - before
+					if n := min(len(line), 1); needles > 0 && asked != float64(n) {
+						t.Errorf("%s: %v VictoriaLogs requests, want %d (the id's hours)", id, asked, n)
+					}
+					if needles == 0 && asked < 1 {
+						t.Errorf("%s without the needle index: %v VictoriaLogs requests", id, asked)
+					}
+				}
+			})
+		}
+	}
+}
