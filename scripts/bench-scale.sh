@@ -127,7 +127,7 @@ run_phase() { # phase lines extra-flags...
     local p_bare; p_bare=$(free_port)
     start_vloki vloki-noneedles "$p_bare" -storage.path="$work/emb-noneedles" -frontend.needle-index-max-bytes=0 "${cold[@]}"
     bare=(-target "vloki-noneedles=http://127.0.0.1:$p_bare,pid=${pids[-1]}")
-    bare_flags=(-verify vloki -reference vloki-noneedles -workloads "${BENCH_SCALE_NONEEDLES_WORKLOADS:-needle line filter,needle json trace_id}")
+    bare_flags=(-verify vloki -reference vloki-noneedles -workloads "${BENCH_SCALE_NONEEDLES_WORKLOADS:-needle line filter,needle json trace_id,needle line filter volume}")
   fi
   local own=()
   if [[ $phase == ingest ]]; then # VictoriaLogs also through its own endpoint for the format

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"maps"
 
 	"github.com/vloki/vloki/internal/acked/needles"
 	"github.com/vloki/vloki/internal/acked/peers"
@@ -13,10 +14,14 @@ import (
 )
 
 // needleSource narrows substring searches with the needle index over the
-// ranges whose every row the stream index says this process wrote.
+// ranges whose every row went through it (covers).
 type needleSource struct {
 	needles *needles.Index
 	streams *streamindex.Index
+	// since are, per tenant, the times after which every row went through
+	// the needle index, in this process and in the ones before it whose
+	// clean shutdowns saved it beside the stream index (nil: none did).
+	since map[tenant.ID]int64
 }
 
 // newNeedles builds the needle index when it is on, beside the stream
@@ -37,9 +42,36 @@ func (s *needleSource) writing(_ context.Context, t tenant.ID, streams []lokidat
 
 // Candidates implements logs.Needles.
 func (s *needleSource) Candidates(ctx context.Context, t tenant.ID, str string, start, end int64) ([][2]int64, bool, error) {
-	if ok, err := s.streams.Covers(ctx, t, start); !ok || err != nil {
+	if ok, err := s.covers(ctx, t, start); !ok || err != nil {
 		return nil, false, err
 	}
 	ranges, ok := s.needles.Candidates(t, str, start, end)
 	return ranges, ok, nil
+}
+
+// covers reports whether every row of the tenant from start on went
+// through the needle index: pushed through this process (Covers), or
+// after the tenant's since, in the processes before it.
+func (s *needleSource) covers(ctx context.Context, t tenant.ID, start int64) (bool, error) {
+	if after, ok := s.since[t]; ok && start > after {
+		return s.streams.KnowsFrom(ctx, t, start)
+	}
+	return s.streams.Covers(ctx, t, start)
+}
+
+// save writes the filters, tagged with the stream index's save, with each
+// tenant's since: its own where it came with them, else the newest row
+// restored with the stream index (none went through this process's
+// filters).
+func (s *needleSource) save(path string, generation int64) error {
+	since := s.streams.Restored()
+	maps.Copy(since, s.since)
+	return s.needles.Save(path, generation, since)
+}
+
+// load restores the filters a clean shutdown saved with the stream index
+// it restored.
+func (s *needleSource) load(path string, generation int64) (err error) {
+	s.since, err = s.needles.Load(path, generation)
+	return err
 }

@@ -59,6 +59,9 @@ type App struct {
 	// is where Close saves it and New restored it from.
 	streams     *streamindex.Index
 	streamsFile string
+	// needles is the needle index (nil when off), saved beside the stream
+	// index.
+	needles *needleSource
 }
 
 // New builds vloki from cfg, starting the embedded engine when no backend
@@ -114,6 +117,9 @@ func New(cfg config.Config, log *slog.Logger) (*App, error) {
 // streamIndexFile, in the embedded engine's directory, holds the stream
 // index between a clean shutdown and the next start.
 const streamIndexFile = "vloki-stream-index.json"
+
+// needleIndexFile, beside it, holds the needle index.
+const needleIndexFile = "vloki-needle-index.gob"
 
 // Assemble builds vloki on an existing backend client; closeFn runs on Close.
 func Assemble(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *backend.Client, name string, closeFn func()) (*App, error) {
@@ -183,12 +189,13 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 		eng = eng.WithHidden(deletes.Store.Hidden)
 	}
 	var indexed metric.Indexed
+	var needles *needleSource
 	if streams != nil {
 		indexed = streams
 		eng = eng.WithLineKinds(streams.LineKinds).WithIndex(streams)
-		if n := newNeedles(cfg.Frontend, streams, group, m); n != nil {
-			ledger.Subscribe(acks.Subscriber{Writing: n.writing})
-			eng = eng.WithNeedles(n)
+		if needles = newNeedles(cfg.Frontend, streams, group, m); needles != nil {
+			ledger.Subscribe(acks.Subscriber{Writing: needles.writing})
+			eng = eng.WithNeedles(needles)
 		}
 	}
 	front.Over(eng, newExtents(cfg.Frontend, m, history), newFrozenSamples(cfg.Frontend, m, history), indexed,
@@ -233,7 +240,7 @@ func AssembleWith(cfg config.Config, log *slog.Logger, m *metrics.Metrics, c *ba
 		stopRuntime()
 		closeFn()
 	}
-	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeAll, streams: streams}, nil
+	return &App{handler: srv.Handler(), api: srv, ingester: w, name: name, close: closeAll, streams: streams, needles: needles}, nil
 }
 
 // newDeletes serves Loki's delete API from the requests kept in
@@ -376,25 +383,44 @@ func (a *App) BackendName() string { return a.name }
 func (a *App) BeginShutdown(ctx context.Context) { a.api.BeginShutdown(ctx) }
 
 // Close lets pushes in progress finish and refuses further ones, stops
-// the embedded engine, flushing its storage, and saves the stream index.
+// the embedded engine, flushing its storage, and saves the stream index
+// and the needle index.
 func (a *App) Close() {
 	a.ingester.Drain()
 	a.close()
-	if a.streams != nil && a.streamsFile != "" {
-		if err := a.streams.Save(a.streamsFile); err != nil {
-			slog.Error("saving the stream index", "file", a.streamsFile, "err", err)
+	if a.streams == nil || a.streamsFile == "" {
+		return
+	}
+	generation := time.Now().UnixNano()
+	if err := a.streams.Save(a.streamsFile, generation); err != nil {
+		slog.Error("saving the stream index", "file", a.streamsFile, "err", err)
+		return
+	}
+	if a.needles != nil {
+		if err := a.needles.save(a.needlesFile(), generation); err != nil {
+			slog.Error("saving the needle index", "file", a.needlesFile(), "err", err)
 		}
 	}
 }
 
 // restoreStreams loads the stream index a clean shutdown saved in file,
-// and saves it there again on Close.
+// and the needle index saved beside it at the same shutdown, and saves
+// them there again on Close.
 func (a *App) restoreStreams(file string) error {
 	if a.streams == nil {
 		return nil
 	}
 	a.streamsFile = file
-	return a.streams.Load(file)
+	generation, err := a.streams.Load(file)
+	if err != nil || a.needles == nil {
+		return err
+	}
+	return a.needles.load(a.needlesFile(), generation)
+}
+
+// needlesFile is where the needle index is saved: beside the stream index.
+func (a *App) needlesFile() string {
+	return filepath.Join(filepath.Dir(a.streamsFile), needleIndexFile)
 }
 
 // foreignConfig is how to read data other agents wrote, nil unless

@@ -111,9 +111,7 @@ func (ix *Index) Writing(t tenant.ID, streams []lokidata.Stream) {
 			th.hours[hh.hour] = f
 		}
 		before := f.size()
-		for _, x := range hashes[hh.from:hh.to] {
-			f.add(x)
-		}
+		f.addAll(hashes[hh.from:hh.to])
 		ix.bytes += f.size() - before
 	}
 	ix.evictLocked()
@@ -136,7 +134,8 @@ func appendEntryHashes(hashes *[]uint64, e lokidata.Entry) bool {
 	return len(*hashes) > n
 }
 
-// hourHashes are a line's window hashes, hashes[from:to], and its hour.
+// hourHashes are one entry's window hashes (or its stream's labels'),
+// hashes[from:to], and its hour: they go into one segment (addAll).
 type hourHashes struct {
 	hour     int64
 	from, to int

@@ -3,6 +3,8 @@ package needles
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -167,6 +169,47 @@ func TestReadEscapes(t *testing.T) {
 	} {
 		if got := readEscapes(in); got != want {
 			t.Errorf("readEscapes(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestSavedFiltersComeBackWithTheirGeneration: a saved index answers as
+// before once loaded with its generation, with each tenant's since; with
+// another generation nothing is restored; the file is gone either way.
+func TestSavedFiltersComeBackWithTheirGeneration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	streams, ids, _ := idLines(rng, 48, 100)
+	ix := New(Config{MaxBytes: 1 << 30})
+	ix.Writing(t1, streams)
+	t2 := tenant.ID{AccountID: 2}
+	path, other := filepath.Join(t.TempDir(), "needles"), filepath.Join(t.TempDir(), "other")
+	for _, p := range []string{path, other} {
+		if err := ix.Save(p, 42, map[tenant.ID]int64{t1: -5, t2: 7}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stale := New(Config{MaxBytes: 1 << 30})
+	if since, err := stale.Load(other, 41); err != nil || since != nil || stale.Bytes() != 0 {
+		t.Errorf("another generation's filters restored: %v, %d B, %v", since, stale.Bytes(), err)
+	}
+	again := New(Config{MaxBytes: 1 << 30})
+	since, err := again.Load(path, 42)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path, other} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s survives its loading", p)
+		}
+	}
+	if since[t1] != -5 || since[t2] != 7 || len(since) != 2 || again.Bytes() != ix.Bytes() {
+		t.Errorf("restored since %v, %d B; want t1 -5, t2 7, %d B", since, again.Bytes(), ix.Bytes())
+	}
+	for _, id := range ids[:200] {
+		want, _ := ix.Candidates(t1, id, 0, 48*hourNs)
+		got, _ := again.Candidates(t1, id, 0, 48*hourNs)
+		if fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 {
+			t.Fatalf("%s: %v after loading, %v before", id, got, want)
 		}
 	}
 }

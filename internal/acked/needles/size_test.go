@@ -2,6 +2,7 @@ package needles
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/vloki/vloki/internal/lokidata"
@@ -27,5 +28,28 @@ func TestRepeatedWordsTakeNoRoom(t *testing.T) {
 	// segments leave at most as much again unused.
 	if want := 2*6000*4*bitsPerEntry/8 + firstSegmentBits/8; distinct.Bytes() > want {
 		t.Errorf("6,000 ids: %d bytes, want at most %d", distinct.Bytes(), want)
+	}
+}
+
+// TestFalseHoursAtThirtyMillionLines: an hour as dense as the scale
+// bench's 30 M lines over 30 days (41,700 lines, each with a 19- or
+// 20-digit id) lets few 19-digit ids it lacks through: a string is looked
+// for in each segment alone.
+func TestFalseHoursAtThirtyMillionLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(30, 41))
+	streams, _, _ := idLines(rng, 1, 41700)
+	ix := New(Config{MaxBytes: 1 << 30})
+	ix.Writing(t1, streams)
+	const asked = 20000
+	passed := 0
+	for range asked {
+		id := fmt.Sprint(1e18 + rng.Uint64N(9e18))
+		if r, _ := ix.Candidates(t1, id, 0, hourNs-1); len(r) > 0 {
+			passed++
+		}
+	}
+	t.Logf("%d B of filters; %d of %d absent ids passed", ix.Bytes(), passed, asked)
+	if passed > asked/1000 { // 0.1%: under one hour in a month's 720
+		t.Errorf("%d of %d absent ids passed the hour's filter", passed, asked)
 	}
 }

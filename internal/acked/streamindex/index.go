@@ -263,7 +263,7 @@ func (ix *Index) Newest(t tenant.ID, key string) (int64, bool) {
 // tenant's pushes, none restored from a saved index), so that whatever
 // watched this process's pushes saw them all.
 func (ix *Index) Covers(ctx context.Context, t tenant.ID, start int64) (bool, error) {
-	if ok, err := ix.knowsFrom(ctx, t, start); !ok || err != nil {
+	if ok, err := ix.KnowsFrom(ctx, t, start); !ok || err != nil {
 		return false, err
 	}
 	ix.mu.RLock()
@@ -272,10 +272,11 @@ func (ix *Index) Covers(ctx context.Context, t tenant.ID, start int64) (bool, er
 	return tn == nil || start > tn.restored, nil
 }
 
-// knowsFrom reports whether every stored row of the tenant from start on
-// is one the index saw pushed: inside the retention (older rows may be
+// KnowsFrom reports whether every stored row of the tenant from start on
+// is one the index saw pushed, in this process or in those before it
+// whose clean shutdowns saved it: inside the retention (older rows may be
 // gone from the storage) and after the tenant's horizon.
-func (ix *Index) knowsFrom(ctx context.Context, t tenant.ID, start int64) (bool, error) {
+func (ix *Index) KnowsFrom(ctx context.Context, t tenant.ID, start int64) (bool, error) {
 	if ix.cfg.Retention > 0 && start < ix.cfg.Now().Add(-ix.cfg.Retention).UnixNano() {
 		return false, nil
 	}
@@ -293,7 +294,7 @@ type Request struct {
 // Answer returns the sorted names or values when the index knows them
 // exactly; ok is false when the storage must answer.
 func (ix *Index) Answer(ctx context.Context, t tenant.ID, r Request) (values []string, ok bool, err error) {
-	if ok, err := ix.knowsFrom(ctx, t, r.Start); !ok || err != nil {
+	if ok, err := ix.KnowsFrom(ctx, t, r.Start); !ok || err != nil {
 		return nil, false, err
 	}
 	ix.mu.RLock()

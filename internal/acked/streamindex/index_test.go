@@ -103,7 +103,7 @@ func TestSaveLoad(t *testing.T) {
 	ix := New(Config{MaxStreams: 10, Horizon: horizonAt(50)})
 	ix.Prepare(context.Background(), tn)
 	ix.Acked(tn, pushed(lbls("app", "a", "env", "prod"), 100, 200))
-	if err := ix.Save(file); err != nil {
+	if err := ix.Save(file, 1); err != nil {
 		t.Fatal(err)
 	}
 	// The restarted index must not ask the storage: its horizon is saved.
@@ -111,8 +111,11 @@ func TestSaveLoad(t *testing.T) {
 		t.Error("horizon read although it was saved")
 		return 0, false, nil
 	}})
-	if err := again.Load(file); err != nil {
-		t.Fatal(err)
+	if g, err := again.Load(file); err != nil || g != 1 {
+		t.Fatalf("generation %d, %v", g, err)
+	}
+	if r := again.Restored()[tn]; r != 200 {
+		t.Errorf("restored up to %d, want 200 (the newest row)", r)
 	}
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Errorf("the file survives its loading: %v", err)
@@ -156,11 +159,11 @@ func TestLinesBudgetAndRestart(t *testing.T) {
 		t.Fatalf("[90, 100]: %d bytes, ok %v; want 3 lines of 1 byte", n, ok)
 	}
 	path := filepath.Join(t.TempDir(), "index.json")
-	if err := ix.Save(path); err != nil {
+	if err := ix.Save(path, 1); err != nil {
 		t.Fatal(err)
 	}
 	re := New(Config{MaxStreams: 10, MaxLines: 8, Horizon: horizonAt(-1)})
-	if err := re.Load(path); err != nil {
+	if _, err := re.Load(path); err != nil {
 		t.Fatal(err)
 	}
 	ix = re

@@ -120,7 +120,7 @@ func (ix *Index) Mark(t tenant.ID, streams []lokidata.Stream) {
 // does not know every row of the range (rows stored before it, or
 // restored from a saved index without marks, whose lines it never saw).
 func (ix *Index) LineKinds(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64) (kinds lokidata.LineKinds, ok bool, err error) {
-	if ok, err := ix.knowsFrom(ctx, t, start); !ok || err != nil {
+	if ok, err := ix.KnowsFrom(ctx, t, start); !ok || err != nil {
 		return 0, false, err
 	}
 	ix.mu.RLock()

@@ -78,7 +78,7 @@ func TestLineKindsSavedAndRestored(t *testing.T) {
 	ix.Acked(tn, lines(a, map[int64]string{100: `x\y`}))
 	ix.Writing(ctx, tn, lines(lbls("app", "b"), map[int64]string{200: "plain"}))
 	ix.Acked(tn, lines(lbls("app", "b"), map[int64]string{200: "plain"}))
-	if err := ix.Save(path); err != nil {
+	if err := ix.Save(path, 1); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(path)
@@ -86,7 +86,7 @@ func TestLineKindsSavedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := New(Config{MaxStreams: 10, Horizon: horizonAt(200)})
-	if err := again.Load(path); err != nil {
+	if _, err := again.Load(path); err != nil {
 		t.Fatal(err)
 	}
 	if k, ok, err := again.LineKinds(ctx, tn, nil, 60, 1000); err != nil || !ok || k != lokidata.LineEscapes {
@@ -101,7 +101,7 @@ func TestLineKindsSavedAndRestored(t *testing.T) {
 		t.Fatal(err)
 	}
 	older := New(Config{MaxStreams: 10, Horizon: horizonAt(200)})
-	if err := older.Load(path); err != nil {
+	if _, err := older.Load(path); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := older.LineKinds(ctx, tn, nil, 60, 1000); ok {

@@ -15,6 +15,9 @@ import (
 // restart to come back with every tenant's streams and horizon.
 type saved struct {
 	Tenants []savedTenant `json:"tenants"`
+	// Generation tells this save from any other: what is saved beside
+	// the index at the same shutdown (the needle index) carries it too.
+	Generation int64 `json:"generation,omitempty"`
 }
 
 type savedTenant struct {
@@ -54,12 +57,12 @@ type savedDay struct {
 	span
 }
 
-// Save writes the index to path. Only a clean shutdown may call it, once
-// the storage has every acknowledged row and takes no more: the file
-// then describes the storage exactly.
-func (ix *Index) Save(path string) error {
+// Save writes the index to path, tagged with generation. Only a clean
+// shutdown may call it, once the storage has every acknowledged row and
+// takes no more: the file then describes the storage exactly.
+func (ix *Index) Save(path string, generation int64) error {
 	ix.mu.RLock()
-	var s saved
+	s := saved{Generation: generation}
 	for t, tn := range ix.tenants {
 		st := savedTenant{AccountID: t.AccountID, ProjectID: t.ProjectID, Full: tn.full}
 		if tn.known {
@@ -84,21 +87,22 @@ func (ix *Index) Save(path string) error {
 
 // Load restores what Save wrote and removes the file, so that a later
 // crash (after which the storage may hold rows the index does not) never
-// restores it. A missing file leaves the index empty.
-func (ix *Index) Load(path string) error {
+// restores it. It returns the save's generation (0 when nothing was
+// restored). A missing file leaves the index empty.
+func (ix *Index) Load(path string) (generation int64, err error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return 0, nil
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if err := os.Remove(path); err != nil {
-		return err
+		return 0, err
 	}
 	var s saved
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil // a damaged file: start empty, horizons read afresh
+		return 0, nil // a damaged file: start empty, horizons read afresh
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -128,7 +132,7 @@ func (ix *Index) Load(path string) error {
 		tn.linesFrom = tn.restored + 1
 		ix.restoreMarks(tn, st)
 	}
-	return nil
+	return s.Generation, nil
 }
 
 // savedMarksOf are the tenant's marks as saved.
@@ -203,6 +207,19 @@ func (st *stream) dayList() []int64 {
 		for d := r.First; d <= r.Last; d++ {
 			out = append(out, d)
 		}
+	}
+	return out
+}
+
+// Restored returns, for every tenant the index holds, the newest time of
+// the rows restored from a saved index (math.MinInt64 for none): rows up
+// to it were not pushed through this process.
+func (ix *Index) Restored() map[tenant.ID]int64 {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := make(map[tenant.ID]int64, len(ix.tenants))
+	for t, tn := range ix.tenants {
+		out[t] = tn.restored
 	}
 	return out
 }

@@ -298,7 +298,7 @@ func (ix *Index) ruleApplies(ctx context.Context, t tenant.ID, start int64) (boo
 	if !ix.cfg.Labels.On() {
 		return false, nil
 	}
-	return ix.knowsFrom(ctx, t, floorDiv(start, day)*day)
+	return ix.KnowsFrom(ctx, t, floorDiv(start, day)*day)
 }
 
 // Recent returns the label sets of the streams Loki lists for label

@@ -129,11 +129,11 @@ func TestRuleSurvivesRestart(t *testing.T) {
 	pushAt(ix, c, t10.Add(41*time.Minute), "mid", t10.Add(-time.Hour))
 	pushAt(ix, c, t10.Add(55*time.Minute), "new", t10.Add(55*time.Minute))
 	file := filepath.Join(t.TempDir(), "index.json")
-	if err := ix.Save(file); err != nil {
+	if err := ix.Save(file, 1); err != nil {
 		t.Fatal(err)
 	}
 	re := ruleIndex(c, -1)
-	if err := re.Load(file); err != nil {
+	if _, err := re.Load(file); err != nil {
 		t.Fatal(err)
 	}
 	ranges := [][2]time.Time{{yday, yday.Add(time.Second)}, {t10.Add(-time.Hour), t10}, {t10.Add(50 * time.Minute), t10.Add(time.Hour)}}

@@ -182,7 +182,7 @@ func (ix *Index) eachStream(ctx context.Context, t tenant.ID, ms []*logql.Matche
 	if ix.cfg.MaxLines <= 0 {
 		return false, nil
 	}
-	if ok, err := ix.knowsFrom(ctx, t, start); !ok || err != nil {
+	if ok, err := ix.KnowsFrom(ctx, t, start); !ok || err != nil {
 		return false, err
 	}
 	ix.mu.RLock()
@@ -231,7 +231,7 @@ func (ix *Index) HeldAt(ctx context.Context, t tenant.ID, key string, times []in
 		return nil, false
 	}
 	lo := slices.Min(times)
-	if known, err := ix.knowsFrom(ctx, t, lo); !known || err != nil {
+	if known, err := ix.KnowsFrom(ctx, t, lo); !known || err != nil {
 		return nil, false
 	}
 	ix.mu.RLock()

@@ -65,8 +65,9 @@ func (e *Engine) WithIndex(ix logs.Index) *Engine {
 	return e
 }
 
-// WithNeedles makes log queries whose lines must contain a string walk
-// only the parts of their range where n says such lines can be.
+// WithNeedles makes log queries whose rows must hold a string walk only
+// the parts of their range where n says such rows can be, and metric
+// queries read only those.
 func (e *Engine) WithNeedles(n logs.Needles) *Engine {
 	e.needles = n
 	return e
@@ -84,6 +85,21 @@ func (e *Engine) narrow(ctx context.Context, t tenant.ID, q *plan.LogQuery, star
 	}
 	q.Narrow(kinds)
 	return nil
+}
+
+// within restricts q's pushdown to the parts of [start, end] where the
+// needle index says its rows can be, when it narrows the range (see
+// logs.NeedleRanges): a metric query's reads, whichever path they take
+// (rows, stats buckets, stream hits), then skip the hours without them.
+func (e *Engine) within(ctx context.Context, t tenant.ID, q *plan.LogQuery, start, end int64) error {
+	if e.needles == nil || len(q.Contains) == 0 || start > end {
+		return nil
+	}
+	ranges, ok, err := logs.NeedleRanges(ctx, e.needles, t, q.Contains, start, end)
+	if ok {
+		q.Within(ranges)
+	}
+	return err
 }
 
 // WithHidden makes the engine hide from log and metric queries the lines

@@ -71,6 +71,9 @@ func (e *Engine) Metric(ctx context.Context, t tenant.ID, q MetricQuery) (*Metri
 		if narrowErr == nil {
 			narrowErr = e.narrow(ctx, t, lq, q.Start-int64(logql.LongestReach(se)), q.End)
 		}
+		if narrowErr == nil && f == nil {
+			narrowErr = e.within(ctx, t, lq, q.Start-int64(logql.LongestReach(se)), q.End)
+		}
 	})
 	if narrowErr != nil {
 		return nil, narrowErr

@@ -22,16 +22,29 @@ func (w *walker) candidates(ctx context.Context) ([][2]int64, error) {
 	if w.req.Needles == nil || w.req.Start >= w.req.End {
 		return whole, nil
 	}
-	for _, s := range w.req.Query.Contains {
-		ranges, ok, err := w.req.Needles.Candidates(ctx, w.t, s, w.req.Start, w.req.End-1)
+	ranges, ok, err := NeedleRanges(ctx, w.req.Needles, w.t, w.req.Query.Contains, w.req.Start, w.req.End-1)
+	if err != nil || !ok {
+		return whole, err
+	}
+	return ranges, nil
+}
+
+// NeedleRanges are the parts of [start, end] (Unix ns, inclusive) worth
+// reading alone for rows holding every string of contains, oldest first:
+// the first string's candidate parts that cover at most half the range,
+// at most maxRanges of them (the smallest gaps joined). ok is false when
+// no string narrows the range that much: it is read whole.
+func NeedleRanges(ctx context.Context, n Needles, t tenant.ID, contains []string, start, end int64) (ranges [][2]int64, ok bool, err error) {
+	for _, s := range contains {
+		ranges, ok, err := n.Candidates(ctx, t, s, start, end)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if ok && spanned(ranges) <= (w.req.End-w.req.Start)/2 {
-			return coalesce(ranges, maxRanges), nil
+		if ok && spanned(ranges) <= (end-start+1)/2 {
+			return coalesce(ranges, maxRanges), true, nil
 		}
 	}
-	return whole, nil
+	return nil, false, nil
 }
 
 // spanned is the time the ranges cover. Parts covering over half the

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/vloki/vloki/internal/lang/logql"
+	"github.com/vloki/vloki/internal/lang/logsql"
 	"github.com/vloki/vloki/internal/storage/otheragents"
 )
 
@@ -42,6 +43,34 @@ func TestContainsAreOneValueLineAndLabelFilters(t *testing.T) {
 		}
 		if lq, _ := CompileLog(e.(logql.LogSelectorExpr), &otheragents.Config{}); len(lq.Contains) != 0 {
 			t.Errorf("%s over other agents' data: %q", q, lq.Contains)
+		}
+	}
+}
+
+// TestWithinNarrowsTheReadButNotTheName: Within adds the ranges to the
+// pushdown (none: no row), and the query keeps the name it had.
+func TestWithinNarrowsTheReadButNotTheName(t *testing.T) {
+	e, err := logql.ParseExpr(`{a="b"} |= "x"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ranges := range [][][2]int64{{{0, 9}, {20, 29}}, nil} {
+		lq, err := CompileLog(e.(logql.LogSelectorExpr), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		planned := logsql.Query{Filter: lq.Pushdown}.String()
+		lq.Within(ranges)
+		got := logsql.Query{Filter: lq.Pushdown}.String()
+		want := "(" + planned + " AND (_time:[1970-01-01T00:00:00.000000000Z, 1970-01-01T00:00:00.000000009Z] OR _time:[1970-01-01T00:00:00.000000020Z, 1970-01-01T00:00:00.000000029Z]))"
+		if ranges == nil {
+			want = "(" + planned + " AND !(*))"
+		}
+		if got != want {
+			t.Errorf("%v:\n got  %s\n want %s", ranges, got, want)
+		}
+		if w := (logsql.Query{Filter: lq.WidePushdown()}).String(); w != planned {
+			t.Errorf("%v: wide pushdown %s, planned %s", ranges, w, planned)
 		}
 	}
 }

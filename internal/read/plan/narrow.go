@@ -87,8 +87,28 @@ func (q *LogQuery) Narrow(present lokidata.LineKinds) {
 	q.Pushdown = logsql.Narrowed(q.Pushdown, uint8(present))
 }
 
-// WidePushdown is the pushdown as planned, before Narrow: it selects the
-// same rows as Pushdown, and names them the same for every range.
+// Within restricts the pushdown to the time ranges (Unix ns, inclusive)
+// that can hold the query's rows (a needle index's parts for Contains;
+// none: no row can be). The rows it leaves out are rows the pushdown
+// leaves out anyway, so it is as exact as before.
+func (q *LogQuery) Within(ranges [][2]int64) {
+	if q.wide == nil {
+		q.wide = q.Pushdown
+	}
+	some := make(logsql.Or, len(ranges))
+	for i, r := range ranges {
+		some[i] = logsql.TimeRange{Start: r[0], End: r[1]}
+	}
+	var within logsql.Filter = some
+	if len(ranges) == 0 {
+		within = logsql.Not{F: logsql.Any{}}
+	}
+	q.Pushdown = logsql.And{q.Pushdown, within}
+}
+
+// WidePushdown is the pushdown as planned, before Narrow and Within: it
+// selects the same rows as Pushdown, and names them the same for every
+// range.
 func (q *LogQuery) WidePushdown() logsql.Filter {
 	if q.wide != nil {
 		return q.wide

@@ -109,7 +109,7 @@ type LogQuery struct {
 	Foreign *otheragents.Config
 	// hidden: Hide narrowed Pushdown already.
 	hidden bool
-	// wide is Pushdown before Narrow narrowed it (nil: not narrowed).
+	// wide is Pushdown before Narrow or Within changed it (nil: as planned).
 	wide logsql.Filter
 }
 

@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -104,6 +105,7 @@ func TestNeedleLabelFilterReadsItsHours(t *testing.T) {
 		ids[77]: `{"msg":"m","trace_id":"` + ids[77] + `"}`, ids[1234]: `{"msg":"m","trace_id":"` + ids[1234] + `"}`,
 		escapedID: escapedLine, metaID: `{"msg":"meta"}`, labelID: `{"msg":"labelled"}`,
 	}
+	times := map[string]time.Time{ids[77]: at(77), ids[1234]: at(1234), escapedID: at(300).Add(1), metaID: at(900).Add(1), labelID: at(1500).Add(1)}
 	for tenantID, needles := range map[string]int{"labels-needles-on": 64 << 20, "labels-needles-off": 0} {
 		for _, tg := range targetsWith(t, func(c *config.Config) {
 			c.Backend.SoleWriter, c.Frontend.NeedleIndexMaxBytes = "on", needles
@@ -128,8 +130,36 @@ func TestNeedleLabelFilterReadsItsHours(t *testing.T) {
 					if needles == 0 && asked < 1 {
 						t.Errorf("%s without the needle index: %v VictoriaLogs requests", id, asked)
 					}
+					checkNeedleCount(t, tg, tenantID, id, times[id])
 				}
 			})
 		}
+	}
+}
+
+// checkNeedleCount: the hourly count of the id's rows over the two days is
+// 1 at the one step whose window (t-1h, t] holds at, and nothing else
+// (nothing at all for an id in no row: at zero).
+func checkNeedleCount(t *testing.T, tg target, tenantID, id string, at time.Time) {
+	t.Helper()
+	q := url.Values{"query": {`sum(count_over_time({app="ids"} | json | trace_id="` + id + `" [1h]))`},
+		"start": {ns(base)}, "end": {ns(base.Add(48 * time.Hour))}, "step": {"3600"}}
+	var m struct {
+		Data struct{ Result []struct{ Values [][2]any } }
+	}
+	decodeJSON(t, tg.get(t, "/loki/api/v1/query_range", tenantID, q, nil), &m)
+	var got []string
+	for _, r := range m.Data.Result {
+		for _, v := range r.Values {
+			got = append(got, fmt.Sprintf("%.0f=%v", v[0], v[1]))
+		}
+	}
+	want := ""
+	if !at.IsZero() {
+		k := (at.Sub(base) + time.Hour - 1) / time.Hour // the window (t-1h, t] holding at
+		want = fmt.Sprintf("%d=1", base.Add(k*time.Hour).Unix())
+	}
+	if got := strings.Join(got, " "); got != want {
+		t.Errorf("%s hourly counts: %s, want %s", id, got, want)
 	}
 }

@@ -55,30 +55,37 @@ func quickwit(d *scaledata.Dataset) []Workload {
 }
 
 // needles look up single lines by trace id over the whole span: as a line
-// filter and through the json parser. Each request asks for another of
-// three lines spread over the span.
+// filter and through the json parser, and the line filter's hourly volume
+// by level (what a dashboard panel or Explore's histogram asks beside the
+// search). Each request asks for another of three lines spread over the
+// span.
 func needles(d *scaledata.Dataset) []Workload {
 	whole := d.End().Sub(d.Start())
 	ids := []string{d.TraceIDString(d.Lines() / 5), d.TraceIDString(d.Lines() / 2), d.TraceIDString(d.Lines() * 4 / 5)}
-	each := func(name string, query, twin func(id string) string) Workload {
+	each := func(name string, query func(now time.Time, id string) Query) Workload {
 		return Workload{Name: "needle " + name, Queries: func(now time.Time) []Query {
 			var qs []Query
 			for _, id := range ids {
-				qs = append(qs, logs(name, query(id), twin(id), now, whole, 100))
+				qs = append(qs, query(now, id))
 			}
 			return qs
 		}}
 	}
+	// LogQL's |= is a substring match: the twin is VictoriaLogs' substring
+	// filter (the word filter "id" would miss an id inside a longer token,
+	// so it answers another question).
+	line := func(id string) string { return `{agent="benchmark"} |= "` + id + `"` }
+	twin := func(id string) string { return `{agent="benchmark"} *` + id + `*` }
 	return []Workload{
-		// LogQL's |= is a substring match: the twin is VictoriaLogs'
-		// substring filter (the word filter "id" would miss an id inside a
-		// longer token, so it answers another question).
-		each("line filter", func(id string) string { return `{agent="benchmark"} |= "` + id + `"` },
-			func(id string) string { return `{agent="benchmark"} *` + id + `*` }),
-		each("json trace_id", func(id string) string { return `{agent="benchmark"} | json | trace_id="` + id + `"` },
-			func(id string) string {
-				return `{agent="benchmark"} "` + id + `" | unpack_json fields (trace_id) | filter trace_id:="` + id + `"`
-			}),
+		each("line filter", func(now time.Time, id string) Query { return logs("line filter", line(id), twin(id), now, whole, 100) }),
+		each("json trace_id", func(now time.Time, id string) Query {
+			return logs("json trace_id", `{agent="benchmark"} | json | trace_id="`+id+`"`,
+				`{agent="benchmark"} "`+id+`" | unpack_json fields (trace_id) | filter trace_id:="`+id+`"`, now, whole, 100)
+		}),
+		each("line filter volume", func(now time.Time, id string) Query {
+			return metric("line filter volume", "sum by (level) (count_over_time("+line(id)+" [1h]))",
+				twin(id)+" | stats by (level) count()", now, whole, time.Hour)
+		}),
 	}
 }
 

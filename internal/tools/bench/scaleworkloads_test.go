@@ -67,8 +67,8 @@ func TestNeedles(t *testing.T) {
 			n++
 		}
 	}
-	if n != 6 {
-		t.Fatalf("%d needle queries, want 2 forms × 3 ids", n)
+	if n != 9 {
+		t.Fatalf("%d needle queries, want 3 forms × 3 ids", n)
 	}
 }
 
