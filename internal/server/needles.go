@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"maps"
+	"slices"
 
 	"github.com/vloki/vloki/internal/acked/needles"
 	"github.com/vloki/vloki/internal/acked/peers"
@@ -10,7 +11,9 @@ import (
 	"github.com/vloki/vloki/internal/config"
 	"github.com/vloki/vloki/internal/edge/metrics"
 	"github.com/vloki/vloki/internal/edge/tenant"
+	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/lokidata"
+	"github.com/vloki/vloki/internal/read/plan"
 )
 
 // needleSource narrows substring searches with the needle index over the
@@ -41,12 +44,54 @@ func (s *needleSource) writing(_ context.Context, t tenant.ID, streams []lokidat
 }
 
 // Candidates implements logs.Needles.
-func (s *needleSource) Candidates(ctx context.Context, t tenant.ID, str string, start, end int64) ([][2]int64, bool, error) {
+func (s *needleSource) Candidates(ctx context.Context, t tenant.ID, selector []*logql.Matcher, str string, start, end int64) ([]plan.NeedlePart, bool, error) {
 	if ok, err := s.covers(ctx, t, start); !ok || err != nil {
 		return nil, false, err
 	}
-	ranges, ok := s.needles.Candidates(t, str, start, end)
-	return ranges, ok, nil
+	found, ok := s.needles.Candidates(t, str, start, end)
+	if !ok {
+		return nil, false, nil
+	}
+	parts := make([]plan.NeedlePart, len(found))
+	for i, p := range found {
+		parts[i] = plan.NeedlePart{Start: p.Start, End: p.End}
+	}
+	return parts, true, s.inStreams(ctx, t, selector, found, parts)
+}
+
+// inStreams names the streams of each part the needle index gave buckets
+// for: the selected streams in those buckets whose entries span part of
+// it, per the stream index (which knows every stream of a range the
+// needle index covers, unless it was full: then any stream).
+func (s *needleSource) inStreams(ctx context.Context, t tenant.ID, selector []*logql.Matcher, found []needles.Part, parts []plan.NeedlePart) error {
+	if !slices.ContainsFunc(found, func(p needles.Part) bool { return p.Buckets != needles.AllBuckets }) {
+		return nil
+	}
+	type known struct {
+		labels   lokidata.Labels
+		min, max int64
+		bucket   int
+	}
+	var streams []known
+	ok, err := s.streams.StreamSpans(ctx, t, selector, found[0].Start, found[len(found)-1].End, func(ls lokidata.Labels, lo, hi int64) {
+		streams = append(streams, known{ls, lo, hi, needles.BucketOf(ls)})
+	})
+	if err != nil || !ok {
+		return err
+	}
+	for i, p := range found {
+		if p.Buckets == needles.AllBuckets {
+			continue
+		}
+		in := []lokidata.Labels{}
+		for _, st := range streams {
+			if p.Buckets&(1<<st.bucket) != 0 && st.max >= p.Start && st.min <= p.End {
+				in = append(in, st.labels)
+			}
+		}
+		parts[i].Streams = in
+	}
+	return nil
 }
 
 // covers reports whether every row of the tenant from start on went

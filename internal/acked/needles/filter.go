@@ -6,22 +6,22 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// Filter sizing: an hour's filter is Bloom filter segments, each taking
-// 1/bitsPerEntry of its bits in windows at probes probes each (a false
-// positive rate near 9% a window and segment). The first is 4 KiB and each
-// next one twice the last, up to 512 KiB: an hour of 190,000 windows is
-// five segments (124 KiB).
+// Filter sizing: a bucket's filter for an hour is Bloom filter segments,
+// each taking 1/bitsPerEntry of its bits in windows at probes probes each
+// (a false positive rate near 5.6% a window and full segment). The first holds
+// as many windows as the bucket's hour before took (firstBits), at least
+// 512 B, and each next one is twice the last, up to 512 KiB.
 //
 // The windows of one string (a line, a label value) go into one segment,
 // so a string is looked for in each segment alone: a string of four
-// windows (a 19-digit id) passes a segment without being in it about
-// 0.09^4 of the time, not the 0.38^4 of windows looked for across all five
-// (TestFalseHoursAtThirtyMillionLines).
+// windows (a 19-digit id) passes a full segment without being in it about
+// 0.056^4 (1e-5) of the time, where windows looked for across all of an
+// hour's segments would pass far more often (TestFalseHoursAtThirtyMillionLines).
 const (
-	firstSegmentBits = 1 << 15 // 4 KiB
+	firstSegmentBits = 1 << 12 // 512 B
 	maxSegmentBits   = 1 << 22 // 512 KiB
-	bitsPerEntry     = 5
-	probes           = 3
+	bitsPerEntry     = 6
+	probes           = 4
 )
 
 // filter is an hour's windows: segments, a new one started when the last
@@ -38,18 +38,35 @@ type segment struct {
 
 func (f *filter) size() int { return f.bytes }
 
+// entries is how many windows the filter took.
+func (f *filter) entries() int {
+	n := 0
+	for _, s := range f.segments {
+		n += s.entries
+	}
+	return n
+}
+
+// segmentBitsFor is the size of a segment that holds n windows: a whole
+// number of words, within the segment bounds.
+func segmentBitsFor(n int) int {
+	bits := (n*bitsPerEntry + 63) / 64 * 64
+	return min(max(bits, firstSegmentBits), maxSegmentBits)
+}
+
 // addAll adds the windows of one string to the newest segment, starting a
-// new one first when it is full (so the last may overfill by a string).
+// new one first when it is full (so the last may overfill by a string):
+// the first of firstBits, the next twice the last.
 // A window the segment may hold already is not added again: a word every
 // line repeats (a constant field name) takes its room once a segment.
 // Skipping a false positive loses nothing: its bits stay set.
-func (f *filter) addAll(hashes []uint64) {
+func (f *filter) addAll(hashes []uint64, firstBits int) {
 	if len(hashes) == 0 {
 		return
 	}
 	n := len(f.segments)
 	if n == 0 || f.segments[n-1].full() {
-		bits := firstSegmentBits
+		bits := firstBits
 		if n > 0 {
 			bits = min(2*64*len(f.segments[n-1].bits), maxSegmentBits)
 		}
@@ -73,12 +90,8 @@ func (f *filter) addAll(hashes []uint64) {
 
 func (s *segment) full() bool { return s.entries >= 64*len(s.bits)/bitsPerEntry }
 
-// hasAll reports whether one segment may hold every hash (a nil filter:
-// an hour with no run of word bytes at all holds none).
+// hasAll reports whether one segment may hold every hash.
 func (f *filter) hasAll(hashes []uint64) bool {
-	if f == nil {
-		return false
-	}
 	for _, s := range f.segments {
 		if s.hasAll(hashes) {
 			return true

@@ -13,6 +13,12 @@
 // whose filter lacks one of them holds no such row. The filters have false
 // positives (an hour read for nothing), never false negatives.
 //
+// An hour's filter is Buckets filters, one for the rows of the streams
+// whose labels hash to each (BucketOf): a candidate hour also tells which
+// buckets' streams can hold the string, so a search reads those streams
+// alone. VictoriaLogs keeps a stream's rows in blocks of many hours, so
+// reading an hour of every stream costs about as much as a day of a few.
+//
 // Rows are added before they are written (Writing), so an hour's filter
 // never lacks a row the storage holds; a push that then fails leaves only
 // false positives. Whether every row of a range went through this index
@@ -26,6 +32,7 @@ package needles
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -39,6 +46,31 @@ import (
 const Window = 16
 
 const hourNs = int64(3600e9)
+
+// Buckets is how many groups of streams an hour's filter keeps apart:
+// a string found in one names a sixteenth of the streams.
+const Buckets = 16
+
+// AllBuckets is the mask of every bucket.
+const AllBuckets = uint32(1)<<Buckets - 1
+
+// BucketOf is the bucket of the stream with these labels (in any order).
+func BucketOf(ls lokidata.Labels) int {
+	if !slices.IsSortedFunc(ls, byName) {
+		ls = slices.Clone(ls)
+		ls.Sort()
+	}
+	return int(ls.Hash() % Buckets)
+}
+
+func byName(a, b lokidata.Label) int { return strings.Compare(a.Name, b.Name) }
+
+// Part is a part of a range whose rows may hold a string, in the streams
+// of the buckets set in Buckets.
+type Part struct {
+	Start, End int64 // Unix ns, inclusive
+	Buckets    uint32
+}
 
 // Config bounds an index.
 type Config struct {
@@ -56,7 +88,7 @@ type Index struct {
 
 // tenantHours are one tenant's hourly filters.
 type tenantHours struct {
-	hours map[int64]*filter // by hour (Unix ns / hourNs)
+	hours map[int64]*hourFilter // by hour (Unix ns / hourNs)
 	// dropped is the newest hour evicted: ranges reaching back to it are
 	// not covered.
 	dropped int64
@@ -75,15 +107,16 @@ func (ix *Index) Writing(t tenant.ID, streams []lokidata.Stream) {
 	var hours []hourHashes // hashed before the lock is taken
 	var hashes []uint64
 	for _, s := range streams {
+		bucket := BucketOf(s.Labels)
 		labelsFrom := len(hashes)
 		for _, l := range s.Labels {
 			hashes = appendWindowHashes(hashes, l.Value)
 		}
-		labels := hourHashes{hour: math.MinInt64, from: labelsFrom, to: len(hashes)}
+		labels := hourHashes{hour: math.MinInt64, bucket: bucket, from: labelsFrom, to: len(hashes)}
 		for _, e := range s.Entries {
 			hour := floorDiv(e.TimestampNs, hourNs)
 			if n := len(hashes); appendEntryHashes(&hashes, e) {
-				hours = append(hours, hourHashes{hour, n, len(hashes)})
+				hours = append(hours, hourHashes{hour, bucket, n, len(hashes)})
 			}
 			if labels.to > labels.from && labels.hour != hour {
 				labels.hour = hour // once an hour in a row of entries
@@ -98,23 +131,64 @@ func (ix *Index) Writing(t tenant.ID, streams []lokidata.Stream) {
 	defer ix.mu.Unlock()
 	th := ix.tenants[t]
 	if th == nil {
-		th = &tenantHours{hours: map[int64]*filter{}}
+		th = &tenantHours{hours: map[int64]*hourFilter{}}
 		ix.tenants[t] = th
 	}
 	for _, hh := range hours {
 		if th.anyDrop && hh.hour <= th.dropped {
 			continue // not covered anyway
 		}
-		f := th.hours[hh.hour]
-		if f == nil {
-			f = &filter{}
-			th.hours[hh.hour] = f
+		hf := th.hours[hh.hour]
+		if hf == nil {
+			hf = &hourFilter{}
+			th.hours[hh.hour] = hf
 		}
+		f := &hf.buckets[hh.bucket]
 		before := f.size()
-		f.addAll(hashes[hh.from:hh.to])
+		f.addAll(hashes[hh.from:hh.to], th.firstBits(hh.hour, hh.bucket))
 		ix.bytes += f.size() - before
 	}
 	ix.evictLocked()
+}
+
+// hourFilter is an hour's filters, one a bucket of streams.
+type hourFilter struct {
+	buckets [Buckets]filter
+}
+
+func (hf *hourFilter) size() int {
+	n := 0
+	for i := range hf.buckets {
+		n += hf.buckets[i].size()
+	}
+	return n
+}
+
+// holding is the mask of the buckets whose filter may hold every hash
+// (none for a nil filter: an hour with no run of word bytes at all).
+func (hf *hourFilter) holding(hashes []uint64) uint32 {
+	if hf == nil {
+		return 0
+	}
+	var mask uint32
+	for i := range hf.buckets {
+		if hf.buckets[i].hasAll(hashes) {
+			mask |= 1 << i
+		}
+	}
+	return mask
+}
+
+// firstBits sizes a bucket's first segment in an hour: for the windows
+// the same bucket took the hour before and a sixteenth more (rows mostly
+// come at a steady rate), so a busy bucket's hour is one segment, not
+// many half-empty ones each looked in apart.
+func (th *tenantHours) firstBits(hour int64, bucket int) int {
+	prev := th.hours[hour-1]
+	if prev == nil {
+		return firstSegmentBits
+	}
+	return segmentBitsFor(prev.buckets[bucket].entries() * 17 / 16)
 }
 
 // appendEntryHashes appends the window hashes of an entry's line, of the
@@ -138,15 +212,18 @@ func appendEntryHashes(hashes *[]uint64, e lokidata.Entry) bool {
 // hashes[from:to], and its hour: they go into one segment (addAll).
 type hourHashes struct {
 	hour     int64
+	bucket   int
 	from, to int
 }
 
 // Candidates returns the parts of [start, end] (Unix ns, inclusive) whose
 // rows may hold s (in a line, a line's escapes read, a structured metadata
-// value or a stream label value), oldest first: the hours whose filter holds every window
-// of s, and, whole, the part of the range reaching back to hours dropped at
-// the bound. ok is false when s holds no run of Window word bytes.
-func (ix *Index) Candidates(t tenant.ID, s string, start, end int64) (ranges [][2]int64, ok bool) {
+// value or a stream label value), oldest first: the hours whose filter
+// holds every window of s in some bucket, with those buckets, and, whole
+// and with every bucket, the part of the range reaching back to hours
+// dropped at the bound. Adjacent hours are one part, with the buckets of
+// either. ok is false when s holds no run of Window word bytes.
+func (ix *Index) Candidates(t tenant.ID, s string, start, end int64) (parts []Part, ok bool) {
 	hashes := appendWindowHashes(nil, s)
 	if len(hashes) == 0 || start > end {
 		return nil, false
@@ -158,20 +235,22 @@ func (ix *Index) Candidates(t tenant.ID, s string, start, end int64) (ranges [][
 	if th != nil && th.anyDrop && first <= th.dropped {
 		// The dropped hours are the oldest: searched whole.
 		first = th.dropped + 1
-		ranges = append(ranges, [2]int64{start, min(end, first*hourNs-1)})
+		parts = append(parts, Part{start, min(end, first*hourNs-1), AllBuckets})
 	}
-	for h := first; h <= last; h++ {
-		if th == nil || !th.hours[h].hasAll(hashes) {
+	for h := first; th != nil && h <= last; h++ {
+		mask := th.hours[h].holding(hashes)
+		if mask == 0 {
 			continue
 		}
 		lo, hi := max(start, h*hourNs), min(end, (h+1)*hourNs-1)
-		if n := len(ranges); n > 0 && ranges[n-1][1]+1 == lo {
-			ranges[n-1][1] = hi
+		if n := len(parts); n > 0 && parts[n-1].End+1 == lo {
+			parts[n-1].End = hi
+			parts[n-1].Buckets |= mask
 		} else {
-			ranges = append(ranges, [2]int64{lo, hi})
+			parts = append(parts, Part{lo, hi, mask})
 		}
 	}
-	return ranges, true
+	return parts, true
 }
 
 // Bytes is the size of the filters kept.

@@ -1,6 +1,7 @@
 package needles
 
 import (
+	"encoding/gob"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -13,6 +14,15 @@ import (
 )
 
 var t1 = tenant.ID{AccountID: 1}
+
+// spans are the parts' time ranges.
+func spans(parts []Part, ok bool) ([][2]int64, bool) {
+	var r [][2]int64
+	for _, p := range parts {
+		r = append(r, [2]int64{p.Start, p.End})
+	}
+	return r, ok
+}
 
 // idLines are n lines an hour over hours, each with a random 19- or 20-digit
 // id inside JSON, as the scale bench's lines hold them.
@@ -43,8 +53,8 @@ func TestCandidatesHoldEveryHourWithTheNeedle(t *testing.T) {
 	ix.Writing(t1, streams)
 	falseHours := 0
 	for k := 0; k < len(ids); k += 97 {
-		needle := ids[k][len(ids[k])-18:] // inside the id: a substring, not a word
-		ranges, ok := ix.Candidates(t1, needle, 0, hours*hourNs-1)
+		needle := ids[k][len(ids[k])-19:] // inside a 20-digit id: a substring, not a word
+		ranges, ok := spans(ix.Candidates(t1, needle, 0, hours*hourNs-1))
 		if !ok {
 			t.Fatalf("%s: not answered", needle)
 		}
@@ -72,7 +82,7 @@ func TestCandidatesNeedALongRun(t *testing.T) {
 		}
 	}
 	for s, want := range map[string]int{"=0123456789abcdef": 1, "123456789abcdef0": 1, "123456789abcdef1": 0, "0123456789abcdef0123 ": 1} {
-		ranges, ok := ix.Candidates(t1, s, 0, 3*hourNs)
+		ranges, ok := spans(ix.Candidates(t1, s, 0, 3*hourNs))
 		if !ok || len(ranges) != want || want == 1 && ranges[0] != [2]int64{0, hourNs - 1} {
 			t.Errorf("%q: %v %v, want %d range(s) of the first hour", s, ranges, ok, want)
 		}
@@ -87,7 +97,7 @@ func TestCandidatesClipAndJoinHours(t *testing.T) {
 	ix := New(Config{MaxBytes: 1 << 20})
 	ix.Writing(t1, []lokidata.Stream{{Entries: []lokidata.Entry{
 		{TimestampNs: 1*hourNs + 5, Line: line}, {TimestampNs: 2*hourNs + 5, Line: line}, {TimestampNs: 4 * hourNs, Line: line}}}})
-	ranges, ok := ix.Candidates(t1, strings.Repeat("a", 16), hourNs+10, 4*hourNs+7)
+	ranges, ok := spans(ix.Candidates(t1, strings.Repeat("a", 16), hourNs+10, 4*hourNs+7))
 	want := [][2]int64{{hourNs + 10, 3*hourNs - 1}, {4 * hourNs, 4*hourNs + 7}}
 	if !ok || fmt.Sprint(ranges) != fmt.Sprint(want) {
 		t.Errorf("got %v %v, want %v", ranges, ok, want)
@@ -102,18 +112,18 @@ func TestEvictionLeavesOlderHoursWhole(t *testing.T) {
 	if ix.Bytes() > 4*firstSegmentBits/8 {
 		t.Fatalf("%d bytes kept", ix.Bytes())
 	}
-	ranges, ok := ix.Candidates(t1, ids[0], 30, 10*hourNs-1)
+	ranges, ok := spans(ix.Candidates(t1, ids[0], 30, 10*hourNs-1))
 	if !ok || len(ranges) != 1 || ranges[0] != [2]int64{30, 6*hourNs - 1} {
 		t.Errorf("an id in a dropped hour: %v %v, want the dropped hours whole", ranges, ok)
 	}
 	last := len(ids) - 1
-	ranges, ok = ix.Candidates(t1, ids[last], 0, 10*hourNs-1)
+	ranges, ok = spans(ix.Candidates(t1, ids[last], 0, 10*hourNs-1))
 	if !ok || len(ranges) != 2 || ranges[0][1] != 6*hourNs-1 || ranges[1][0] > times[last] || ranges[1][1] < times[last] {
 		t.Errorf("an id in a kept hour: %v %v", ranges, ok)
 	}
 	// A late line for a dropped hour is not added back as if it were whole.
 	ix.Writing(t1, []lokidata.Stream{{Entries: []lokidata.Entry{{TimestampNs: 0, Line: strings.Repeat("b", 16)}}}})
-	if ranges, _ := ix.Candidates(t1, strings.Repeat("b", 16), 0, hourNs-1); len(ranges) != 1 || ranges[0] != [2]int64{0, hourNs - 1} {
+	if ranges, _ := spans(ix.Candidates(t1, strings.Repeat("b", 16), 0, hourNs-1)); len(ranges) != 1 || ranges[0] != [2]int64{0, hourNs - 1} {
 		t.Errorf("a dropped hour: %v", ranges)
 	}
 }
@@ -153,7 +163,7 @@ func TestCandidatesFindWhatParsersAndLabelsRead(t *testing.T) {
 		inMetadata: {{3 * hourNs, 4*hourNs - 1}},
 		escaped:    {{5 * hourNs, 6*hourNs - 1}, {7 * hourNs, 8*hourNs - 1}},
 	} {
-		got, ok := ix.Candidates(t1, s, 0, 10*hourNs)
+		got, ok := spans(ix.Candidates(t1, s, 0, 10*hourNs))
 		if !ok || fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s: %v %v, want %v", s, got, ok, want)
 		}
@@ -211,5 +221,28 @@ func TestSavedFiltersComeBackWithTheirGeneration(t *testing.T) {
 		if fmt.Sprint(got) != fmt.Sprint(want) || len(got) == 0 {
 			t.Fatalf("%s: %v after loading, %v before", id, got, want)
 		}
+	}
+}
+
+// TestAnOlderLayoutIsNotRestored: a file of the layout before buckets
+// (its Format 0 or 1) restores nothing, even with the right generation.
+func TestAnOlderLayoutIsNotRestored(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "needles")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := struct {
+		Format     int
+		Generation int64
+		Tenants    []struct{ AccountID, ProjectID uint32 }
+	}{Format: 1, Generation: 42, Tenants: []struct{ AccountID, ProjectID uint32 }{{AccountID: 1}}}
+	if err := gob.NewEncoder(f).Encode(old); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	ix := New(Config{MaxBytes: 1 << 20})
+	if since, err := ix.Load(path, 42); err != nil || since != nil {
+		t.Errorf("an older layout restored: %v %v", since, err)
 	}
 }

@@ -13,11 +13,17 @@ import (
 // saved is the file a clean shutdown writes. Generation ties it to the
 // stream index saved at the same shutdown: the filters describe the
 // storage only together with the index that says which rows this chain of
-// processes wrote.
+// processes wrote. Format is formatVersion: a file of another layout
+// is not read as this one.
 type saved struct {
+	Format     int
 	Generation int64
 	Tenants    []savedTenant
 }
+
+// formatVersion is the layout Save writes: 2, filters by bucket of
+// streams (1, before it, had none).
+const formatVersion = 2
 
 type savedTenant struct {
 	AccountID, ProjectID uint32
@@ -30,8 +36,9 @@ type savedTenant struct {
 }
 
 type savedHour struct {
-	Hour     int64
-	Segments []savedSegment
+	Hour int64
+	// Buckets are the segments of each bucket's filter.
+	Buckets [Buckets][]savedSegment
 }
 
 type savedSegment struct {
@@ -67,7 +74,7 @@ func (ix *Index) Save(path string, generation int64, since map[tenant.ID]int64) 
 }
 
 func (ix *Index) savedLocked(generation int64, since map[tenant.ID]int64) saved {
-	s := saved{Generation: generation}
+	s := saved{Format: formatVersion, Generation: generation}
 	for t, after := range since {
 		st := savedTenant{AccountID: t.AccountID, ProjectID: t.ProjectID, Since: after}
 		th := ix.tenants[t]
@@ -76,10 +83,12 @@ func (ix *Index) savedLocked(generation int64, since map[tenant.ID]int64) saved 
 			continue
 		}
 		st.Dropped, st.AnyDrop = th.dropped, th.anyDrop
-		for h, f := range th.hours {
+		for h, hf := range th.hours {
 			sh := savedHour{Hour: h}
-			for _, seg := range f.segments {
-				sh.Segments = append(sh.Segments, savedSegment{Bits: seg.bits, Entries: seg.entries})
+			for b := range hf.buckets {
+				for _, seg := range hf.buckets[b].segments {
+					sh.Buckets[b] = append(sh.Buckets[b], savedSegment{Bits: seg.bits, Entries: seg.entries})
+				}
 			}
 			st.Hours = append(st.Hours, sh)
 		}
@@ -92,9 +101,11 @@ func (ix *Index) savedLocked(generation int64, since map[tenant.ID]int64) saved 
 func (s *saved) whole() bool {
 	for _, st := range s.Tenants {
 		for _, sh := range st.Hours {
-			for _, seg := range sh.Segments {
-				if len(seg.Bits) == 0 {
-					return false
+			for _, segs := range sh.Buckets {
+				for _, seg := range segs {
+					if len(seg.Bits) == 0 {
+						return false
+					}
 				}
 			}
 		}
@@ -121,22 +132,25 @@ func (ix *Index) Load(path string, generation int64) (map[tenant.ID]int64, error
 	if err := os.Remove(path); err != nil {
 		return nil, err
 	}
-	if decodeErr != nil || generation == 0 || s.Generation != generation || !s.whole() {
+	if decodeErr != nil || s.Format != formatVersion || generation == 0 || s.Generation != generation || !s.whole() {
 		return nil, nil
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	since := map[tenant.ID]int64{}
 	for _, st := range s.Tenants {
-		th := &tenantHours{hours: map[int64]*filter{}, dropped: st.Dropped, anyDrop: st.AnyDrop}
+		th := &tenantHours{hours: map[int64]*hourFilter{}, dropped: st.Dropped, anyDrop: st.AnyDrop}
 		for _, sh := range st.Hours {
-			f := &filter{}
-			for _, seg := range sh.Segments {
-				f.segments = append(f.segments, &segment{bits: seg.Bits, entries: seg.Entries})
-				f.bytes += 8 * len(seg.Bits)
+			hf := &hourFilter{}
+			for b, segs := range sh.Buckets {
+				f := &hf.buckets[b]
+				for _, seg := range segs {
+					f.segments = append(f.segments, &segment{bits: seg.Bits, entries: seg.Entries})
+					f.bytes += 8 * len(seg.Bits)
+				}
 			}
-			th.hours[sh.Hour] = f
-			ix.bytes += f.bytes
+			th.hours[sh.Hour] = hf
+			ix.bytes += hf.size()
 		}
 		t := tenant.ID{AccountID: st.AccountID, ProjectID: st.ProjectID}
 		ix.tenants[t], since[t] = th, st.Since

@@ -2,6 +2,7 @@ package needles
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -31,25 +32,67 @@ func TestRepeatedWordsTakeNoRoom(t *testing.T) {
 	}
 }
 
-// TestFalseHoursAtThirtyMillionLines: an hour as dense as the scale
-// bench's 30 M lines over 30 days (41,700 lines, each with a 19- or
-// 20-digit id) lets few 19-digit ids it lacks through: a string is looked
-// for in each segment alone.
+// TestFalseHoursAtThirtyMillionLines: hours as dense as the scale
+// bench's 30 M lines over 30 days (41,700 lines over 100 streams, each
+// with a 19- or 20-digit id) let few 19-digit ids they lack through, and
+// name few buckets besides an id's own: a string is looked for in each
+// segment alone, and an hour's bucket sized as its hour before is one.
 func TestFalseHoursAtThirtyMillionLines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(30, 41))
-	streams, _, _ := idLines(rng, 1, 41700)
 	ix := New(Config{MaxBytes: 1 << 30})
-	ix.Writing(t1, streams)
+	var ids []string
+	var buckets []int
+	for h := range int64(2) {
+		streams := make([]lokidata.Stream, 100)
+		for i := range streams {
+			streams[i].Labels = lokidata.Labels{{Name: "agent", Value: "benchmark"}, {Name: "shard", Value: fmt.Sprint(i)}}
+		}
+		for i := range 41700 {
+			id := fmt.Sprint(1e18 + rng.Uint64N(9e18))
+			if rng.IntN(2) == 0 {
+				id = fmt.Sprint(rng.IntN(10)) + id
+			}
+			s := &streams[rng.IntN(len(streams))]
+			s.Entries = append(s.Entries, lokidata.Entry{TimestampNs: h*hourNs + int64(i)*(hourNs/41700), Line: `{"trace_id":"` + id + `"}`})
+			if h == 1 && i%100 == 0 {
+				ids, buckets = append(ids, id), append(buckets, BucketOf(s.Labels))
+			}
+		}
+		ix.Writing(t1, streams)
+	}
 	const asked = 20000
 	passed := 0
 	for range asked {
 		id := fmt.Sprint(1e18 + rng.Uint64N(9e18))
-		if r, _ := ix.Candidates(t1, id, 0, hourNs-1); len(r) > 0 {
+		if r, _ := ix.Candidates(t1, id, hourNs, 2*hourNs-1); len(r) > 0 {
 			passed++
 		}
 	}
-	t.Logf("%d B of filters; %d of %d absent ids passed", ix.Bytes(), passed, asked)
-	if passed > asked/1000 { // 0.1%: under one hour in a month's 720
+	others := 0
+	for i, id := range ids {
+		parts, _ := ix.Candidates(t1, id, hourNs, 2*hourNs-1)
+		if len(parts) != 1 || parts[0].Buckets&(1<<buckets[i]) == 0 {
+			t.Fatalf("%s: %v, want its hour with bucket %d", id, parts, buckets[i])
+		}
+		others += bits.OnesCount32(parts[0].Buckets) - 1
+	}
+	t.Logf("%d B of filters; %d of %d absent ids passed; %d other buckets named for %d ids", ix.Bytes(), passed, asked, others, len(ids))
+	if passed > asked/2000 { // 0.05%: under one hour in five months
 		t.Errorf("%d of %d absent ids passed the hour's filter", passed, asked)
+	}
+	if others > len(ids)/100 {
+		t.Errorf("%d other buckets named for %d ids", others, len(ids))
+	}
+	// The second hour's buckets took one segment each, at most an eighth
+	// larger than bitsPerEntry bits a window.
+	windows := 0
+	for b := range Buckets {
+		windows += ix.tenants[t1].hours[1].buckets[b].entries()
+		if n := len(ix.tenants[t1].hours[1].buckets[b].segments); n != 1 {
+			t.Errorf("bucket %d: %d segments in an hour sized as the one before", b, n)
+		}
+	}
+	if size := ix.tenants[t1].hours[1].size(); size > windows*bitsPerEntry/8*9/8 {
+		t.Errorf("an hour of %d windows takes %d B", windows, size)
 	}
 }

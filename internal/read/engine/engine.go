@@ -89,15 +89,15 @@ func (e *Engine) narrow(ctx context.Context, t tenant.ID, q *plan.LogQuery, star
 
 // within restricts q's pushdown to the parts of [start, end] where the
 // needle index says its rows can be, when it narrows the range (see
-// logs.NeedleRanges): a metric query's reads, whichever path they take
+// logs.NeedleParts): a metric query's reads, whichever path they take
 // (rows, stats buckets, stream hits), then skip the hours without them.
 func (e *Engine) within(ctx context.Context, t tenant.ID, q *plan.LogQuery, start, end int64) error {
 	if e.needles == nil || len(q.Contains) == 0 || start > end {
 		return nil
 	}
-	ranges, ok, err := logs.NeedleRanges(ctx, e.needles, t, q.Contains, start, end)
+	parts, ok, err := logs.NeedleParts(ctx, e.needles, t, q, start, end)
 	if ok {
-		q.Within(ranges)
+		q.Within(parts)
 	}
 	return err
 }

@@ -95,6 +95,9 @@ type walker struct {
 	buf []logrow.Row
 	// probed: the rest of the range was asked for whole once (probeRest).
 	probed bool
+	// streamsFilter selects the only streams the part of the range being
+	// walked may hold the query's rows in (nil: any; candidates).
+	streamsFilter logsql.Filter
 }
 
 // firstWindow is the span of the first request of a walk.
@@ -118,18 +121,19 @@ const maxBatch = 2000
 // needle index tells the only parts of the range that can hold the query's
 // lines, those parts alone are walked, in direction order.
 func (w *walker) run(ctx context.Context) error {
-	ranges, err := w.candidates(ctx)
+	parts, err := w.candidates(ctx)
 	if err != nil {
 		return err
 	}
 	if w.req.Direction == Backward {
-		slices.Reverse(ranges)
+		slices.Reverse(parts)
 	}
-	for _, r := range ranges {
+	for _, p := range parts {
 		if w.col.full() {
 			break
 		}
-		if err := w.walkRange(ctx, r[0], r[1]); err != nil {
+		w.streamsFilter = p.StreamsFilter()
+		if err := w.walkRange(ctx, p.Start, p.End); err != nil {
 			return err
 		}
 	}
@@ -322,7 +326,7 @@ func (w *walker) walkBatchSorted(ctx context.Context, lo, hi int64) (edge int64,
 // being how many it holds.
 func (w *walker) batchEdge(ctx context.Context, lo, hi int64, n int) (edge int64, full bool, count int, err error) {
 	q := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
+		Filter: w.filter(lo, hi),
 		Pipes:  []logsql.Pipe{logsql.Fields{"_time"}, logsql.SortByTime{Desc: w.req.Direction == Backward, Limit: n}, logsql.TimeEdge{Desc: w.req.Direction == Backward}},
 	}
 	err = w.c.Query(ctx, w.t, backend.QueryRequest{Query: q.String()}, func(r *backend.Row) error {
@@ -374,13 +378,22 @@ func (w *walker) fetchUnsorted(ctx context.Context, lo, hi int64, limit int) ([]
 // filter, with the fields the collector reads.
 func (w *walker) rowsQuery(lo, hi int64) logsql.Query {
 	q := logsql.Query{
-		Filter: logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown},
+		Filter: w.filter(lo, hi),
 		Pipes:  []logsql.Pipe{logsql.Delete{"_stream_id"}},
 	}
 	if w.req.Metadata != nil {
 		q.Pipes[0] = logsql.Fields(append([]string{"_time", "_stream", "_msg", schema.EmptyLineField, schema.SeqField}, w.req.Metadata...))
 	}
 	return q
+}
+
+// filter selects the rows of [lo, hi] that pass the pushed-down filter,
+// in the streams of the part being walked.
+func (w *walker) filter(lo, hi int64) logsql.Filter {
+	if w.streamsFilter != nil {
+		return logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.streamsFilter, w.req.Query.Pushdown}
+	}
+	return logsql.And{logsql.TimeRange{Start: lo, End: hi}, w.req.Query.Pushdown}
 }
 
 // read runs q and reads its rows into w.buf, valid until the next read.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/vloki/vloki/internal/lang/logql"
 	"github.com/vloki/vloki/internal/lang/logsql"
+	"github.com/vloki/vloki/internal/lokidata"
 	"github.com/vloki/vloki/internal/storage/otheragents"
 )
 
@@ -47,14 +48,16 @@ func TestContainsAreOneValueLineAndLabelFilters(t *testing.T) {
 	}
 }
 
-// TestWithinNarrowsTheReadButNotTheName: Within adds the ranges to the
-// pushdown (none: no row), and the query keeps the name it had.
+// TestWithinNarrowsTheReadButNotTheName: Within adds the parts to the
+// pushdown, each its range and its streams (none: no row), and the query
+// keeps the name it had.
 func TestWithinNarrowsTheReadButNotTheName(t *testing.T) {
 	e, err := logql.ParseExpr(`{a="b"} |= "x"`)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, ranges := range [][][2]int64{{{0, 9}, {20, 29}}, nil} {
+	streams := []lokidata.Labels{{{Name: "a", Value: "b"}, {Name: "pod", Value: "1"}}, {{Name: "a", Value: "b"}}}
+	for _, ranges := range [][]NeedlePart{{{Start: 0, End: 9}, {Start: 20, End: 29, Streams: streams}}, nil} {
 		lq, err := CompileLog(e.(logql.LogSelectorExpr), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -62,7 +65,7 @@ func TestWithinNarrowsTheReadButNotTheName(t *testing.T) {
 		planned := logsql.Query{Filter: lq.Pushdown}.String()
 		lq.Within(ranges)
 		got := logsql.Query{Filter: lq.Pushdown}.String()
-		want := "(" + planned + " AND (_time:[1970-01-01T00:00:00.000000000Z, 1970-01-01T00:00:00.000000009Z] OR _time:[1970-01-01T00:00:00.000000020Z, 1970-01-01T00:00:00.000000029Z]))"
+		want := "(" + planned + " AND (_time:[1970-01-01T00:00:00.000000000Z, 1970-01-01T00:00:00.000000009Z] OR (_time:[1970-01-01T00:00:00.000000020Z, 1970-01-01T00:00:00.000000029Z] AND ({a=\"b\",pod=\"1\"} OR {a=\"b\"}))))"
 		if ranges == nil {
 			want = "(" + planned + " AND !(*))"
 		}

@@ -87,20 +87,57 @@ func (q *LogQuery) Narrow(present lokidata.LineKinds) {
 	q.Pushdown = logsql.Narrowed(q.Pushdown, uint8(present))
 }
 
-// Within restricts the pushdown to the time ranges (Unix ns, inclusive)
-// that can hold the query's rows (a needle index's parts for Contains;
-// none: no row can be). The rows it leaves out are rows the pushdown
-// leaves out anyway, so it is as exact as before.
-func (q *LogQuery) Within(ranges [][2]int64) {
+// NeedlePart is a part of a query's range where a needle index says its
+// rows can be: only in Streams (nil: in any stream).
+type NeedlePart struct {
+	Start, End int64 // Unix ns, inclusive
+	Streams    []lokidata.Labels
+}
+
+// Filter selects the part's rows: its time range, and its streams.
+func (p NeedlePart) Filter() logsql.Filter {
+	r := logsql.TimeRange{Start: p.Start, End: p.End}
+	if p.Streams == nil {
+		return r
+	}
+	return logsql.And{r, p.StreamsFilter()}
+}
+
+// StreamsFilter selects the rows of the part's streams (nil: of any),
+// each by all its labels (vloki's own rows: labels are stream fields). A
+// stream with more labels matches too, which only reads more.
+func (p NeedlePart) StreamsFilter() logsql.Filter {
+	if p.Streams == nil {
+		return nil
+	}
+	each := make(logsql.Or, 0, len(p.Streams))
+	for _, ls := range p.Streams {
+		sf := logsql.StreamFilter{Matchers: make([]logsql.StreamMatcher, 0, len(ls))}
+		for _, l := range ls {
+			sf.Matchers = append(sf.Matchers, logsql.StreamMatcher{Label: l.Name, Op: logsql.StreamEq, Value: l.Value})
+		}
+		each = append(each, sf)
+	}
+	if len(each) == 0 {
+		return logsql.Not{F: logsql.Any{}}
+	}
+	return each
+}
+
+// Within restricts the pushdown to the parts of the range that can hold
+// the query's rows (a needle index's parts for Contains; none: no row can
+// be). The rows it leaves out are rows the pushdown leaves out anyway, so
+// it is as exact as before.
+func (q *LogQuery) Within(parts []NeedlePart) {
 	if q.wide == nil {
 		q.wide = q.Pushdown
 	}
-	some := make(logsql.Or, len(ranges))
-	for i, r := range ranges {
-		some[i] = logsql.TimeRange{Start: r[0], End: r[1]}
+	some := make(logsql.Or, len(parts))
+	for i, p := range parts {
+		some[i] = p.Filter()
 	}
 	var within logsql.Filter = some
-	if len(ranges) == 0 {
+	if len(parts) == 0 {
 		within = logsql.Not{F: logsql.Any{}}
 	}
 	q.Pushdown = logsql.And{q.Pushdown, within}

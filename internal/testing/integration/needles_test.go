@@ -14,15 +14,17 @@ import (
 )
 
 // TestNeedleSearchReadsItsHours: over two days of lines holding 19- and
-// 20-digit ids, a search for part of one id answers as the reference
-// does, with the needle index on (vloki the only writer) and off; with it
-// on, a search whose id lies in one hour asks VictoriaLogs once, where the
-// walk over the two days asks at least twice (a first window, the rest).
+// 20-digit ids in 24 streams, a search for part of one id answers as the
+// reference does, with the needle index on (vloki the only writer) and
+// off; with it on, a search whose id lies in one hour asks VictoriaLogs
+// once (for the streams of the id's bucket), where the walk over the two
+// days asks at least twice (a first window, the rest).
 func TestNeedleSearchReadsItsHours(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 8))
 	type line struct {
 		ts   time.Time
 		text string
+		pod  int
 	}
 	var all []line
 	for i := range 2000 {
@@ -31,38 +33,46 @@ func TestNeedleSearchReadsItsHours(t *testing.T) {
 			id = fmt.Sprint(i%10) + id // a 19-digit id inside a 20-digit one
 		}
 		ts := base.Add(time.Duration(r.Int64N(int64(48*time.Hour))/1e3*1e3) + time.Duration(i))
-		all = append(all, line{ts, `{"msg":"the queen","trace_id":"` + id + `"}`})
+		all = append(all, line{ts, `{"msg":"the queen","trace_id":"` + id + `"}`, r.IntN(24)})
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].ts.Before(all[j].ts) })
-	var es []entry
+	pods := make([][][2]string, 24)
 	for _, l := range all {
-		es = append(es, entry{ns(l.ts), l.text})
+		pods[l.pod] = append(pods[l.pod], [2]string{ns(l.ts), l.text})
+	}
+	var streams []any
+	for i, values := range pods {
+		streams = append(streams, map[string]any{"stream": map[string]string{"app": "ids", "pod": fmt.Sprint(i)}, "values": values})
 	}
 	for tenantID, needles := range map[string]int{"needles-on": 64 << 20, "needles-off": 0} {
 		for _, tg := range targetsWith(t, func(c *config.Config) {
 			c.Backend.SoleWriter, c.Frontend.NeedleIndexMaxBytes = "on", needles
 		}) {
 			t.Run(tg.name+"/"+tenantID, func(t *testing.T) {
-				tg.pushJSON(t, tenantID, jsonPush(map[string]string{"app": "ids"}, es...))
+				tg.pushJSON(t, tenantID, map[string]any{"streams": streams})
 				for k := 0; k < len(all); k += 211 {
 					id := all[k].text[strings.Index(all[k].text, `"trace_id":"`)+12 : len(all[k].text)-2]
 					needle := id[len(id)-18:] // part of the id: a substring, not a word
 					var want []string
-					for i := len(all) - 1; i >= 0; i-- {
-						if strings.Contains(all[i].text, needle) {
-							want = append(want, all[i].text)
+					for _, l := range all {
+						if strings.Contains(l.text, needle) {
+							want = append(want, fmt.Sprint(l.pod, " ", ns(l.ts), " ", l.text))
 						}
 					}
+					slices.Sort(want)
 					for _, dir := range []string{"backward", "forward"} {
 						before := backendRequests(t, tg, "query_range")
-						got := summarize(decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
-							rangeParams(`{app="ids"} |= "`+needle+`"`, base, base.Add(48*time.Hour), 100, dir), nil)))
-						w := slices.Clone(want)
-						if dir == "forward" {
-							slices.Reverse(w)
+						got := decodeStreams(t, tg.get(t, "/loki/api/v1/query_range", tenantID,
+							rangeParams(`{app="ids"} |= "`+needle+`"`, base, base.Add(48*time.Hour), 100, dir), nil))
+						var lines []string
+						for _, s := range got.Data.Result {
+							for _, v := range s.Values {
+								lines = append(lines, fmt.Sprint(s.Stream["pod"], " ", v[0], " ", v[1]))
+							}
 						}
-						if exp := "ids:" + strings.Join(w, ","); got != exp {
-							t.Errorf("%s %s:\n got  %.300s\n want %.300s", needle, dir, got, exp)
+						slices.Sort(lines)
+						if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+							t.Errorf("%s %s:\n got  %.300s\n want %.300s", needle, dir, lines, want)
 						}
 						asked := backendRequests(t, tg, "query_range") - before
 						if needles > 0 && len(want) == 1 && asked != 1 {
