@@ -65,9 +65,9 @@ func TestWithinNarrowsTheReadButNotTheName(t *testing.T) {
 		planned := logsql.Query{Filter: lq.Pushdown}.String()
 		lq.Within(ranges)
 		got := logsql.Query{Filter: lq.Pushdown}.String()
-		want := "(" + planned + " AND (_time:[1970-01-01T00:00:00.000000000Z, 1970-01-01T00:00:00.000000009Z] OR (_time:[1970-01-01T00:00:00.000000020Z, 1970-01-01T00:00:00.000000029Z] AND ({a=\"b\",pod=\"1\"} OR {a=\"b\"}))))"
+		want := "((_time:[1970-01-01T00:00:00.000000000Z, 1970-01-01T00:00:00.000000009Z] OR (_time:[1970-01-01T00:00:00.000000020Z, 1970-01-01T00:00:00.000000029Z] AND ({a=\"b\",pod=\"1\"} OR {a=\"b\"}))) AND " + planned + ")"
 		if ranges == nil {
-			want = "(" + planned + " AND !(*))"
+			want = "(!(*) AND " + planned + ")"
 		}
 		if got != want {
 			t.Errorf("%v:\n got  %s\n want %s", ranges, got, want)

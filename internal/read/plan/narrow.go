@@ -127,7 +127,9 @@ func (p NeedlePart) StreamsFilter() logsql.Filter {
 // Within restricts the pushdown to the parts of the range that can hold
 // the query's rows (a needle index's parts for Contains; none: no row can
 // be). The rows it leaves out are rows the pushdown leaves out anyway, so
-// it is as exact as before.
+// it is as exact as before. It goes first: VictoriaLogs applies an And's
+// filters in order, and the parts skip a block without reading a column,
+// where a line filter reads every line of it.
 func (q *LogQuery) Within(parts []NeedlePart) {
 	if q.wide == nil {
 		q.wide = q.Pushdown
@@ -140,7 +142,7 @@ func (q *LogQuery) Within(parts []NeedlePart) {
 	if len(parts) == 0 {
 		within = logsql.Not{F: logsql.Any{}}
 	}
-	q.Pushdown = logsql.And{q.Pushdown, within}
+	q.Pushdown = logsql.And{within, q.Pushdown}
 }
 
 // WidePushdown is the pushdown as planned, before Narrow and Within: it
