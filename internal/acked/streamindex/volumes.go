@@ -182,6 +182,15 @@ func (ix *Index) eachStream(ctx context.Context, t tenant.ID, ms []*logql.Matche
 	if ix.cfg.MaxLines <= 0 {
 		return false, nil
 	}
+	linesKept := func(tn *tenantIndex) bool { return start >= tn.linesFrom }
+	return ix.eachKnown(ctx, t, ms, start, end, linesKept, fn)
+}
+
+// eachKnown calls fn with each of the tenant's streams matching ms whose
+// entries span part of [start, end], under the read lock, when the index
+// knows every stream of the range and kept (when set) holds for the
+// tenant.
+func (ix *Index) eachKnown(ctx context.Context, t tenant.ID, ms []*logql.Matcher, start, end int64, kept func(*tenantIndex) bool, fn func(*stream)) (ok bool, err error) {
 	if ok, err := ix.KnowsFrom(ctx, t, start); !ok || err != nil {
 		return false, err
 	}
@@ -191,7 +200,7 @@ func (ix *Index) eachStream(ctx context.Context, t tenant.ID, ms []*logql.Matche
 	if tn == nil {
 		return true, nil
 	}
-	if tn.full || start < tn.linesFrom {
+	if tn.full || kept != nil && !kept(tn) {
 		return false, nil
 	}
 	for _, st := range tn.candidates(ms) {
