@@ -56,7 +56,8 @@ func segmentBitsFor(n int) int {
 
 // addAll adds the windows of one string to the newest segment, starting a
 // new one first when it is full (so the last may overfill by a string):
-// the first of firstBits, the next twice the last.
+// the first of firstBits (read only for the first), the next twice the
+// last.
 // A window the segment may hold already is not added again: a word every
 // line repeats (a constant field name) takes its room once a segment.
 // Skipping a false positive loses nothing: its bits stay set.

@@ -144,8 +144,12 @@ func (ix *Index) Writing(t tenant.ID, streams []lokidata.Stream) {
 			th.hours[hh.hour] = hf
 		}
 		f := &hf.buckets[hh.bucket]
+		first := 0 // sized once a bucket's hour, not a row
+		if len(f.segments) == 0 {
+			first = th.firstBits(hh.hour, hh.bucket)
+		}
 		before := f.size()
-		f.addAll(hashes[hh.from:hh.to], th.firstBits(hh.hour, hh.bucket))
+		f.addAll(hashes[hh.from:hh.to], first)
 		ix.bytes += f.size() - before
 	}
 	ix.evictLocked()
